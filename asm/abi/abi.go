@@ -178,6 +178,19 @@ var (
 	// bits on every ISA).
 	HiRow = Kernel{Field: "hiRow", Params: []Param{{"h", "[]float64"}, {"a", "[]float64"}, {"b", "[]float64"}, {"c", "[]float64"}},
 		Doc: "h = (a·b)·c per pair as complex numbers (cos at [i], sin at [nFreq+i]), unfused float64; each slice holds ≥ 2·nFreq"}
+	// FarRows computes rope table rows of positions far beyond the table
+	// (|p| > 2^20, where the bound is 1e−5) from four float32 digit tables
+	// in one pass, with no hi row: digits holds 4 tables of 256 rows of
+	// 2·nFreq float32 (cos at [i], sin at [nFreq+i]), row d of table k at
+	// (k·256 + d)·2·nFreq. Per token t, with p = pos[t] as 32 bits and
+	// d_k = byte k of p (table 3's rows are signed digits and carry A), per
+	// pair i the complex products m = D3·D2, h = m·D1, r = h·D0, each
+	// x·y = (xc·yc − xs·ys, xs·yc + xc·ys) in float32 with every product,
+	// difference and sum rounded once (no FMA), r stored into row t
+	// (rowLen floats) in the layout of CombineRows. Every int32 p indexes
+	// inside the tables.
+	FarRows = Kernel{Field: "farRows", Params: []Param{{"rows", "[]float32"}, {"digits", "[]float32"}, {"pos", "[]int32"}},
+		Doc: "rows[t] = ((D3·D2)·D1)·D0 per pair, the four digit rows of byte k of pos[t] in digits, unfused float32, in the table-row layout"}
 	// ScaleRows16 is ScaleRows over 16-bit storage (a spec's dtype f16 or
 	// bf16): each value of x (raw binary16 or bfloat16 bits) is widened to
 	// float32, multiplied by scales[t] and narrowed back with round to
@@ -283,5 +296,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, HiRow, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, PairOrder16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, HiRow, FarRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, PairOrder16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
 }

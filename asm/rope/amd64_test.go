@@ -61,7 +61,7 @@ func TestFilesAMD64(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		asmtest.CheckAMD64(t, files, s.dir, s.dir+".yaml", "kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2}")
+		asmtest.CheckAMD64(t, files, s.dir, s.dir+".yaml", "kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2, farRows: farRowsAVX2}")
 		asmtest.Deterministic(t, s.dir, func() ([]emit.File, error) {
 			return AMD64(s.dir, s.dir+".yaml", true, true, shape(s.h, s.r, s.interleaved))
 		})
@@ -85,8 +85,8 @@ func TestFilesNEON(t *testing.T) {
 			t.Fatal(err)
 		}
 		asmtest.CheckNEON(t, files, "llama", "zoo/llama.yaml",
-			[]string{"func rotateNEON" + abi.Rotate.Signature(), "func combineRowsNEON" + abi.CombineRows.Signature(), "func hiRowNEON" + abi.HiRow.Signature()},
-			"kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON}")
+			[]string{"func rotateNEON" + abi.Rotate.Signature(), "func combineRowsNEON" + abi.CombineRows.Signature(), "func hiRowNEON" + abi.HiRow.Signature(), "func farRowsNEON" + abi.FarRows.Signature()},
+			"kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, farRows: farRowsNEON}")
 		asmtest.Deterministic(t, "llama", func() ([]emit.File, error) { return NEON("llama", "zoo/llama.yaml", p) })
 	}
 	for _, p := range []Params{shape(64, 46, true), shape(128, 110, false)} {

@@ -45,7 +45,7 @@ func TestKernelsQEMU(t *testing.T) {
 			t.Fatalf("%s: %v", pkg, err)
 		}
 		cs = append(cs, asmtest.QEMUCase{Package: pkg, Files: files,
-			Variants: asmtest.QEMUVariants(pkg, abi.Rotate, abi.CombineRows, abi.HiRow),
+			Variants: asmtest.QEMUVariants(pkg, abi.Rotate, abi.CombineRows, abi.HiRow, abi.FarRows),
 			Test:     fmt.Sprintf(ropeTest, pkg, s.h, s.r, s.interleaved)})
 	}
 	asmtest.RunQEMU(t, cs)
@@ -294,6 +294,83 @@ func TestHiRow(t *testing.T) {
 		}
 		if math.Abs(wc-amp*math.Cos(angles[i])) > 1e-13 || math.Abs(ws-amp*math.Sin(angles[i])) > 1e-13 {
 			t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
+		}
+	}
+}
+
+// TestFarRows checks the NEON farRows bit for bit against ((D3·D2)·D1)·D0
+// per pair as float32 expressions whose conversions forbid FMA fusion, and
+// against amp·cos/sin of the digit rows' summed angles, the rows between
+// guard elements, on random positions and ones whose bytes are 0, 0x7f,
+// 0x80 and 0xff, both signs and the int32 limits.
+func TestFarRows(t *testing.T) {
+	fr := registered["neon"].farRows
+	rng := rand.New(rand.NewPCG(7, 8))
+	const amp, rowsPer = 1.25, 256
+	n := rotaryDim / 2
+	digits, angles := make([]float32, 4*rowsPer*2*n), make([]float64, 4*rowsPer*n)
+	for k := 0; k < 4; k++ {
+		for d := 0; d < rowsPer; d++ {
+			for i := 0; i < n; i++ {
+				a := rng.Float64() * 2 * math.Pi
+				angles[(k*rowsPer+d)*n+i] = a
+				c, s := math.Cos(a), math.Sin(a)
+				if k == 3 {
+					c, s = amp*c, amp*s
+				}
+				digits[(k*rowsPer+d)*2*n+i], digits[(k*rowsPer+d)*2*n+n+i] = float32(c), float32(s)
+			}
+		}
+	}
+	cmul := func(xc, xs, yc, ys float32) (float32, float32) {
+		return float32(xc*yc) - float32(xs*ys), float32(xs*yc) + float32(xc*ys)
+	}
+	edges := []int32{math.MaxInt32, math.MinInt32, -1, 0, 1<<20 + 1, -(1<<20 + 1), 0x7f80ff00, -0x7f80ff01, 0x00ff807f}
+	for _, tokens := range []int{0, 1, 3, 9} {
+		rows, buf := guarded(tokens * rowLen())
+		pos := make([]int32, tokens)
+		for k := range pos {
+			pos[k] = int32(rng.Uint32())
+		}
+		if tokens == 9 {
+			copy(pos, edges)
+		}
+		fr(rows, digits, pos)
+		checkGuards(t, "rows", buf)
+		for k, p := range pos {
+			var dl [4]int
+			for j := range dl {
+				dl[j] = j*rowsPer + int(uint32(p)>>(8*j)&0xff)
+			}
+			at := func(j, i int) (float32, float32) { return digits[dl[j]*2*n+i], digits[dl[j]*2*n+n+i] }
+			row := rows[k*rowLen():]
+			for i := 0; i < n; i++ {
+				a3c, a3s := at(3, i)
+				a2c, a2s := at(2, i)
+				a1c, a1s := at(1, i)
+				a0c, a0s := at(0, i)
+				mc, ms := cmul(a3c, a3s, a2c, a2s)
+				hc, hs := cmul(mc, ms, a1c, a1s)
+				wc, ws := cmul(hc, hs, a0c, a0s)
+				gc := []float32{row[i], row[i]}
+				gs := []float32{row[n+i], row[n+i]}
+				if interleaved {
+					gc = []float32{row[2*i], row[2*i+1]}
+					gs = []float32{row[rotaryDim+2*i], row[rotaryDim+2*i+1]}
+				}
+				for j := range gc {
+					if math.Float32bits(gc[j]) != math.Float32bits(wc) || math.Float32bits(gs[j]) != math.Float32bits(ws) {
+						t.Fatalf("tokens %%d token %%d (pos %%d) pair %%d: got (%%v, %%v), want (%%v, %%v)", tokens, k, p, i, gc[j], gs[j], wc, ws)
+					}
+				}
+				sum := 0.0
+				for j := range dl {
+					sum += angles[dl[j]*n+i]
+				}
+				if math.Abs(float64(wc)-amp*math.Cos(sum)) > 2e-6 || math.Abs(float64(ws)-amp*math.Sin(sum)) > 2e-6 {
+					t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
+				}
+			}
 		}
 	}
 }

@@ -51,6 +51,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{Gen: g}.rotate(p) }, Requires: sh.requires},
 		{ABI: abi.CombineRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.combineRows(p) }},
 		{ABI: abi.HiRow, Emit: func(g *amd64.Gen) { gen{Gen: g}.hiRow(p) }},
+		{ABI: abi.FarRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.farRows(p) }},
 	}
 	switch {
 	case p.ScaleRows && sh.es == 2:
@@ -78,7 +79,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 
 // NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel
 // (abi.Rotate, or abi.Rotate16 when p.Storage is f16 or bf16), combineRows,
-// hiRow and, with p.ScaleRows, scaleRows (abi.ScaleRows, or abi.ScaleRows16 over
+// hiRow, farRows and, with p.ScaleRows, scaleRows (abi.ScaleRows, or abi.ScaleRows16 over
 // 16-bit storage, neon_scalerows16.go).
 func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	g := &ropeGen{headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen, storage: p.Storage}
@@ -103,6 +104,9 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	hn := arm64.Symbol(abi.HiRow)
 	ks = append(ks, arm64.Kernel{ABI: abi.HiRow, Name: hn, Doc: "computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).",
 		Emit: func(e *arm64.Emitter) { hiRowNEON(e, hn, p) }})
+	fn := arm64.Symbol(abi.FarRows)
+	ks = append(ks, arm64.Kernel{ABI: abi.FarRows, Name: fn, Doc: "computes the rows of far positions as the product of four digit rows (unfused float32).",
+		Emit: func(e *arm64.Emitter) { farRowsNEON(e, fn, p) }})
 	switch {
 	case p.ScaleRows && p.Storage != "":
 		sn := arm64.Symbol(abi.ScaleRows16)

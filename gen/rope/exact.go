@@ -46,6 +46,13 @@ const ropeRowSlots = 4
 // them do), at 16 bytes per slot and a 1152-byte row per cached hi.
 const ropeHiSlots = 1024
 
+// ropeFarShift is log2 of the largest |p| served by the float64 hi rows:
+// beyond 2^20 the bound is 1e−5 (docs/design), and the float32 digit rows of
+// the farRows kernel (asm/abi FarRows), three float32 complex products per
+// pair and no hi row, stay within 3e−7 of cos and sin there (about half of
+// the float64 path's own angle error at 2^31).
+const ropeFarShift = 20
+
 // ropeExactDigits is the number of 8-bit digits of an int32 position, each
 // with a float64 table of 2^ropeExactShift rows: lo and the three of hi.
 const ropeExactDigits = 4
@@ -64,6 +71,10 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("exactLow").Op("=").Lit(1).Op("<<").Id("exactShift"),
 		jen.Id("exactDigits").Op("=").Lit(ropeExactDigits),
 	)
+	f.Comment("farPosition is where the far path begins: a position p with |p| > farPosition,")
+	f.Comment("where the bound is 1e−5, has its row from the float32 digit tables (farDigits) by")
+	f.Comment("the farRows kernel; nearer ones by the float64 hi rows and combineRows.")
+	f.Const().Id("farPosition").Op("=").Lit(1).Op("<<").Lit(ropeFarShift)
 
 	// type sincos [2 * nFreq]float64
 	f.Comment("sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in")
@@ -102,13 +113,15 @@ func ropeExact(f *jen.File, c *Consts) {
 
 	// type freqSet struct { w *[nFreq]float64; digitOnce sync.Once; digits *[exactDigits*exactLow*2*nFreq]float64; hi [1024]hiSlot; rows, spare [4]atomic.Pointer[posRow]; chunks, chunkSpare [4]atomic.Pointer[posRows] }
 	f.Comment("freqSet is a frequency set served by angle addition: its float64 digit tables")
-	f.Comment("(built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the")
+	f.Comment("(built once, digitRows) and their float32 roundings (farDigits), a direct-mapped cache of hi rows (hiRowOf), one of the")
 	f.Comment("rows of single positions (rotateAt), one of the rows of chunks (rotateChunk), and")
 	f.Comment("their spares. Cache entries are immutable once stored, so concurrent calls are safe.")
 	f.Type().Id("freqSet").Struct(
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
 		jen.Id("digitOnce").Qual("sync", "Once"),
 		jen.Id("digits").Op("*").Add(digitsType()),
+		jen.Id("farOnce").Qual("sync", "Once"),
+		jen.Id("far").Op("*").Add(farDigitsType()),
 		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Id("hiSlot"),
 		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 		jen.Id("spare").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
@@ -173,32 +186,104 @@ func ropeExact(f *jen.File, c *Consts) {
 
 	// func (fs *freqSet) digitRows() *[exactDigits*exactLow*2*nFreq]float64
 	id := jen.Id
-	f.Comment("digitRows returns the digit tables of fs, building them on first use: row d of")
-	f.Comment("table k is a sincos at (k·exactLow + d)·2·nFreq holding cos and sin of")
+	f.Comment("digitRow stores in r row d of digit table k of the frequencies w: cos and sin of")
 	f.Comment("v·ω_i, v = d·2^(exactShift·k) (an exact integer, so the angle is one rounded")
 	f.Comment("product); the top table (k = exactDigits−1) takes d as a signed digit, int8(d),")
-	f.Comment("and is multiplied by AttentionFactor. Table 0 is the low table of the")
-	f.Comment("combineRows kernel; 1…3 give the hi rows (hiFromDigits).")
+	f.Comment("and is multiplied by AttentionFactor.")
+	f.Func().Id("digitRow").Params(id("r").Op("*").Id("sincos"), id("w").Op("*").Index(id("nFreq")).Float64(), jen.List(id("k"), id("d")).Int()).Block(
+		id("v").Op(":=").Int64().Call(id("d")).Op("<<").Parens(id("exactShift").Op("*").Id("k")),
+		id("a").Op(":=").Lit(1.0),
+		jen.If(id("k").Op("==").Id("exactDigits").Op("-").Lit(1)).Block(
+			jen.List(id("v"), id("a")).Op("=").List(jen.Int64().Call(jen.Int8().Call(id("d"))).Op("<<").Parens(id("exactShift").Op("*").Id("k")), id("AttentionFactor")),
+		),
+		jen.For(jen.List(id("i"), id("wi")).Op(":=").Range().Id("w")).Block(
+			jen.List(id("sn"), id("cs")).Op(":=").Qual("math", "Sincos").Call(jen.Float64().Call(id("v")).Op("*").Id("wi")),
+			jen.List(id("r").Index(id("i")), id("r").Index(id("nFreq").Op("+").Id("i"))).Op("=").List(id("a").Op("*").Id("cs"), id("a").Op("*").Id("sn")),
+		),
+	)
+
+	// func (fs *freqSet) digitRows() *[exactDigits*exactLow*2*nFreq]float64
+	f.Comment("digitRows returns the digit tables of fs, building them on first use: row d of")
+	f.Comment("table k (digitRow) is a sincos at (k·exactLow + d)·2·nFreq. Table 0 is the low")
+	f.Comment("table of the combineRows kernel; 1…3 give the hi rows (hiFromDigits).")
 	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("digitRows").Params().Op("*").Add(digitsType()).Block(
 		id("fs").Dot("digitOnce").Dot("Do").Call(jen.Func().Params().Block(
 			id("t").Op(":=").New(digitsType()),
 			jen.For(id("k").Op(":=").Lit(0), id("k").Op("<").Id("exactDigits"), id("k").Op("++")).Block(
 				jen.For(id("d").Op(":=").Lit(0), id("d").Op("<").Id("exactLow"), id("d").Op("++")).Block(
-					id("r").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(id("t").Index(jen.Parens(id("k").Op("*").Id("exactLow").Op("+").Id("d")).Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())),
-					id("v").Op(":=").Int64().Call(id("d")).Op("<<").Parens(id("exactShift").Op("*").Id("k")),
-					id("a").Op(":=").Lit(1.0),
-					jen.If(id("k").Op("==").Id("exactDigits").Op("-").Lit(1)).Block(
-						jen.List(id("v"), id("a")).Op("=").List(jen.Int64().Call(jen.Int8().Call(id("d"))).Op("<<").Parens(id("exactShift").Op("*").Id("k")), id("AttentionFactor")),
-					),
-					jen.For(jen.List(id("i"), id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
-						jen.List(id("sn"), id("cs")).Op(":=").Qual("math", "Sincos").Call(jen.Float64().Call(id("v")).Op("*").Id("wi")),
-						jen.List(id("r").Index(id("i")), id("r").Index(id("nFreq").Op("+").Id("i"))).Op("=").List(id("a").Op("*").Id("cs"), id("a").Op("*").Id("sn")),
-					),
+					id("digitRow").Call(jen.Parens(jen.Op("*").Id("sincos")).Call(id("t").Index(jen.Parens(id("k").Op("*").Id("exactLow").Op("+").Id("d")).Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())), id("fs").Dot("w"), id("k"), id("d")),
 				),
 			),
 			id("fs").Dot("digits").Op("=").Id("t"),
 		)),
 		jen.Return(id("fs").Dot("digits")),
+	)
+
+	// func (fs *freqSet) farDigits() *[exactDigits*exactLow*2*nFreq]float32
+	f.Comment("farDigits returns the digit tables of the farRows kernel (asm/abi FarRows):")
+	f.Comment("digitRow's rows, each value rounded once to float32, in the layout of digitRows;")
+	f.Comment("built on first use, without the float64 tables.")
+	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("farDigits").Params().Op("*").Add(farDigitsType()).Block(
+		id("fs").Dot("farOnce").Dot("Do").Call(jen.Func().Params().Block(
+			id("t").Op(":=").New(farDigitsType()),
+			jen.Var().Id("r").Id("sincos"),
+			jen.For(id("k").Op(":=").Lit(0), id("k").Op("<").Id("exactDigits"), id("k").Op("++")).Block(
+				jen.For(id("d").Op(":=").Lit(0), id("d").Op("<").Id("exactLow"), id("d").Op("++")).Block(
+					id("digitRow").Call(jen.Op("&").Id("r"), id("fs").Dot("w"), id("k"), id("d")),
+					jen.For(jen.List(id("i"), id("x")).Op(":=").Range().Id("r")).Block(
+						id("t").Index(jen.Parens(id("k").Op("*").Id("exactLow").Op("+").Id("d")).Op("*").Lit(2).Op("*").Id("nFreq").Op("+").Id("i")).Op("=").Float32().Call(id("x")),
+					),
+				),
+			),
+			id("fs").Dot("far").Op("=").Id("t"),
+		)),
+		jen.Return(id("fs").Dot("far")),
+	)
+
+	// func farRowsGeneric(rows, digits []float32, pos []int32)
+	f.Comment("cmul32 is the complex product (xc + i·xs)(yc + i·ys) in float32 with every")
+	f.Comment("product rounded (float32(x*y) forbids an FMA, so every GOARCH gives the same")
+	f.Comment("bits, those of the assembly farRows kernels).")
+	f.Func().Id("cmul32").Params(jen.List(id("xc"), id("xs"), id("yc"), id("ys")).Float32()).Params(jen.Float32(), jen.Float32()).Block(
+		jen.Return(
+			jen.Float32().Call(id("xc").Op("*").Id("yc")).Op("-").Float32().Call(id("xs").Op("*").Id("ys")),
+			jen.Float32().Call(id("xs").Op("*").Id("yc")).Op("+").Float32().Call(id("xc").Op("*").Id("ys")),
+		),
+	)
+	dig := func(k int, what string) jen.Code {
+		i := id("i")
+		if what == "s" {
+			i = id("nFreq").Op("+").Id("i")
+		}
+		return id("dr").Index(jen.Lit(k)).Index(i)
+	}
+	store := []jen.Code{
+		jen.List(id("row").Index(id("i")), id("row").Index(id("nFreq").Op("+").Id("i"))).Op("=").List(id("rc"), id("rs")),
+	}
+	if s.Layout != spec.LayoutHalf {
+		two := func() *jen.Statement { return jen.Lit(2).Op("*").Id("i") }
+		store = []jen.Code{
+			jen.List(id("row").Index(two()), id("row").Index(two().Op("+").Lit(1))).Op("=").List(id("rc"), id("rc")),
+			jen.List(id("row").Index(id("RotaryDim").Op("+").Add(two())), id("row").Index(id("RotaryDim").Op("+").Add(two()).Op("+").Lit(1))).Op("=").List(id("rs"), id("rs")),
+		}
+	}
+	f.Comment("farRowsGeneric is the portable farRows kernel (asm/abi FarRows): row t of rows")
+	f.Comment("is ((D3·D2)·D1)·D0 per pair (cmul32), D_k the row of digits' table k at byte k")
+	f.Comment("of pos[t].")
+	f.Func().Id("farRowsGeneric").Params(jen.List(id("rows"), id("digits")).Index().Float32(), id("pos").Index().Int32()).Block(
+		jen.For(jen.List(id("t"), id("p")).Op(":=").Range().Id("pos")).Block(
+			id("row").Op(":=").Add(ropeRowPtr(id("rows"), id("t"))),
+			jen.Var().Id("dr").Index(id("exactDigits")).Op("*").Index(jen.Lit(2).Op("*").Id("nFreq")).Float32(),
+			jen.For(id("k").Op(":=").Range().Id("dr")).Block(
+				id("b").Op(":=").Int().Call(jen.Uint32().Call(id("p")).Op(">>").Parens(id("exactShift").Op("*").Id("k")).Op("&").Parens(id("exactLow").Op("-").Lit(1))),
+				id("dr").Index(id("k")).Op("=").Parens(jen.Op("*").Index(jen.Lit(2).Op("*").Id("nFreq")).Float32()).Call(id("digits").Index(jen.Parens(id("k").Op("*").Id("exactLow").Op("+").Id("b")).Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())),
+			),
+			jen.For(id("i").Op(":=").Lit(0), id("i").Op("<").Id("nFreq"), id("i").Op("++")).Block(append([]jen.Code{
+				jen.List(id("mc"), id("ms")).Op(":=").Id("cmul32").Call(dig(3, "c"), dig(3, "s"), dig(2, "c"), dig(2, "s")),
+				jen.List(id("hc"), id("hs")).Op(":=").Id("cmul32").Call(id("mc"), id("ms"), dig(1, "c"), dig(1, "s")),
+				jen.List(id("rc"), id("rs")).Op(":=").Id("cmul32").Call(id("hc"), id("hs"), dig(0, "c"), dig(0, "s")),
+			}, store...)...),
+		),
 	)
 
 	// func hiFromDigits(h *sincos, t *digits, hi int32)
@@ -266,17 +351,39 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Return(jen.Op("&").Id("r").Dot("sc")),
 	)
 
+	// func farPos(p int32) bool { return p > farPosition || p < -farPosition }
+	f.Comment("farPos reports whether p takes the far path (|p| > farPosition).")
+	f.Func().Id("farPos").Params(id("p").Int32()).Bool().Block(
+		jen.Return(id("p").Op(">").Id("farPosition").Op("||").Id("p").Op("<").Op("-").Id("farPosition")),
+	)
+
 	// func (fs *freqSet) fillRows(rows []float32, pos []int32)
 	f.Comment("fillRows computes the table rows of pos into rows by angle addition: per run of")
-	f.Comment("positions sharing hi, the hi row (hiRowOf) and one combineRows call of the active")
-	f.Comment("variant with the low table.")
+	f.Comment("far positions (farPos) one farRows call of the active variant with the float32")
+	f.Comment("digit tables; per run of nearer positions sharing hi, the hi row (hiRowOf) and")
+	f.Comment("one combineRows call with the low table. Each kind of table is built at its first use.")
 	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("fillRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(
-		id("tab").Op(":=").Id("fs").Dot("digitRows").Call(),
-		id("h").Op(":=").Id("hiScratch").Dot("Get").Call().Assert(jen.Op("*").Id("sincos")),
+		jen.Var().Id("h").Op("*").Id("sincos"),
 		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")), jen.Empty()).Block(
-			id("hi").Op(":=").Id("pos").Index(id("t")).Op(">>").Id("exactShift"),
 			id("e").Op(":=").Id("t").Op("+").Lit(1),
-			jen.For(id("e").Op("<").Len(id("pos")).Op("&&").Id("pos").Index(id("e")).Op(">>").Id("exactShift").Op("==").Id("hi")).Block(
+			jen.If(id("farPos").Call(id("pos").Index(id("t")))).Block(
+				jen.For(id("e").Op("<").Len(id("pos")).Op("&&").Id("farPos").Call(id("pos").Index(id("e")))).Block(
+					id("e").Op("++"),
+				),
+				id("active").Dot("farRows").Call(
+					id("rows").Index(id("t").Op("*").Id("rowLen"), id("e").Op("*").Id("rowLen")),
+					id("fs").Dot("farDigits").Call().Index(jen.Empty(), jen.Empty()),
+					id("pos").Index(id("t"), id("e")),
+				),
+				id("t").Op("=").Id("e"),
+				jen.Continue(),
+			),
+			jen.If(id("h").Op("==").Nil()).Block(
+				id("h").Op("=").Id("hiScratch").Dot("Get").Call().Assert(jen.Op("*").Id("sincos")),
+			),
+			id("tab").Op(":=").Id("fs").Dot("digitRows").Call(),
+			id("hi").Op(":=").Id("pos").Index(id("t")).Op(">>").Id("exactShift"),
+			jen.For(id("e").Op("<").Len(id("pos")).Op("&&").Id("pos").Index(id("e")).Op(">>").Id("exactShift").Op("==").Id("hi").Op("&&").Op("!").Id("farPos").Call(id("pos").Index(id("e")))).Block(
 				id("e").Op("++"),
 			),
 			id("active").Dot("combineRows").Call(
@@ -288,7 +395,9 @@ func ropeExact(f *jen.File, c *Consts) {
 			),
 			id("t").Op("=").Id("e"),
 		),
-		id("hiScratch").Dot("Put").Call(id("h")),
+		jen.If(id("h").Op("!=").Nil()).Block(
+			id("hiScratch").Dot("Put").Call(id("h")),
+		),
 	)
 
 	// func combineRowsGeneric(rows []float32, hi, low []float64, pos []int32, mask int)
@@ -361,4 +470,10 @@ func ropeExact(f *jen.File, c *Consts) {
 // [exactDigits*exactLow*2*nFreq]float64.
 func digitsType() *jen.Statement {
 	return jen.Index(jen.Id("exactDigits").Op("*").Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64()
+}
+
+// farDigitsType is the type of a frequency set's float32 digit tables:
+// [exactDigits*exactLow*2*nFreq]float32.
+func farDigitsType() *jen.Statement {
+	return jen.Index(jen.Id("exactDigits").Op("*").Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float32()
 }

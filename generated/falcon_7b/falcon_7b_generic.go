@@ -6,6 +6,7 @@ package falcon_7b
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
 	expShift:    expShiftGeneric,
+	farRows:     farRowsGeneric,
 	hiRow:       hiRowGeneric,
 	maxRow:      maxRowGeneric,
 	rotate:      rotateGeneric,

@@ -2592,6 +2592,488 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done53
+
+far_token54:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000400, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000400, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000400, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000400, SI, SI
+	VMOVUPS 786432(CX)(SI*1), Y0
+	VMOVUPS 786944(CX)(SI*1), Y1
+	VMOVUPS 524288(CX)(R9*1), Y2
+	VMOVUPS 524800(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262144(CX)(R8*1), Y0
+	VMOVUPS 262656(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 512(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 512(AX)
+	VMOVUPS 786464(CX)(SI*1), Y0
+	VMOVUPS 786976(CX)(SI*1), Y1
+	VMOVUPS 524320(CX)(R9*1), Y2
+	VMOVUPS 524832(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262176(CX)(R8*1), Y0
+	VMOVUPS 262688(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 544(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 544(AX)
+	VMOVUPS 786496(CX)(SI*1), Y0
+	VMOVUPS 787008(CX)(SI*1), Y1
+	VMOVUPS 524352(CX)(R9*1), Y2
+	VMOVUPS 524864(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262208(CX)(R8*1), Y0
+	VMOVUPS 262720(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 576(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 576(AX)
+	VMOVUPS 786528(CX)(SI*1), Y0
+	VMOVUPS 787040(CX)(SI*1), Y1
+	VMOVUPS 524384(CX)(R9*1), Y2
+	VMOVUPS 524896(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262240(CX)(R8*1), Y0
+	VMOVUPS 262752(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 608(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 608(AX)
+	VMOVUPS 786560(CX)(SI*1), Y0
+	VMOVUPS 787072(CX)(SI*1), Y1
+	VMOVUPS 524416(CX)(R9*1), Y2
+	VMOVUPS 524928(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262272(CX)(R8*1), Y0
+	VMOVUPS 262784(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 640(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 640(AX)
+	VMOVUPS 786592(CX)(SI*1), Y0
+	VMOVUPS 787104(CX)(SI*1), Y1
+	VMOVUPS 524448(CX)(R9*1), Y2
+	VMOVUPS 524960(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262304(CX)(R8*1), Y0
+	VMOVUPS 262816(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 160(CX)(DI*1), Y1
+	VMOVUPS 672(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 160(AX)
+	VMOVUPS Y0, 672(AX)
+	VMOVUPS 786624(CX)(SI*1), Y0
+	VMOVUPS 787136(CX)(SI*1), Y1
+	VMOVUPS 524480(CX)(R9*1), Y2
+	VMOVUPS 524992(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262336(CX)(R8*1), Y0
+	VMOVUPS 262848(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 192(CX)(DI*1), Y1
+	VMOVUPS 704(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 192(AX)
+	VMOVUPS Y0, 704(AX)
+	VMOVUPS 786656(CX)(SI*1), Y0
+	VMOVUPS 787168(CX)(SI*1), Y1
+	VMOVUPS 524512(CX)(R9*1), Y2
+	VMOVUPS 525024(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262368(CX)(R8*1), Y0
+	VMOVUPS 262880(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 224(CX)(DI*1), Y1
+	VMOVUPS 736(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 224(AX)
+	VMOVUPS Y0, 736(AX)
+	VMOVUPS 786688(CX)(SI*1), Y0
+	VMOVUPS 787200(CX)(SI*1), Y1
+	VMOVUPS 524544(CX)(R9*1), Y2
+	VMOVUPS 525056(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262400(CX)(R8*1), Y0
+	VMOVUPS 262912(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 256(CX)(DI*1), Y1
+	VMOVUPS 768(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 256(AX)
+	VMOVUPS Y0, 768(AX)
+	VMOVUPS 786720(CX)(SI*1), Y0
+	VMOVUPS 787232(CX)(SI*1), Y1
+	VMOVUPS 524576(CX)(R9*1), Y2
+	VMOVUPS 525088(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262432(CX)(R8*1), Y0
+	VMOVUPS 262944(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 288(CX)(DI*1), Y1
+	VMOVUPS 800(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 288(AX)
+	VMOVUPS Y0, 800(AX)
+	VMOVUPS 786752(CX)(SI*1), Y0
+	VMOVUPS 787264(CX)(SI*1), Y1
+	VMOVUPS 524608(CX)(R9*1), Y2
+	VMOVUPS 525120(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262464(CX)(R8*1), Y0
+	VMOVUPS 262976(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 320(CX)(DI*1), Y1
+	VMOVUPS 832(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 320(AX)
+	VMOVUPS Y0, 832(AX)
+	VMOVUPS 786784(CX)(SI*1), Y0
+	VMOVUPS 787296(CX)(SI*1), Y1
+	VMOVUPS 524640(CX)(R9*1), Y2
+	VMOVUPS 525152(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262496(CX)(R8*1), Y0
+	VMOVUPS 263008(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 352(CX)(DI*1), Y1
+	VMOVUPS 864(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 352(AX)
+	VMOVUPS Y0, 864(AX)
+	VMOVUPS 786816(CX)(SI*1), Y0
+	VMOVUPS 787328(CX)(SI*1), Y1
+	VMOVUPS 524672(CX)(R9*1), Y2
+	VMOVUPS 525184(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262528(CX)(R8*1), Y0
+	VMOVUPS 263040(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 384(CX)(DI*1), Y1
+	VMOVUPS 896(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 384(AX)
+	VMOVUPS Y0, 896(AX)
+	VMOVUPS 786848(CX)(SI*1), Y0
+	VMOVUPS 787360(CX)(SI*1), Y1
+	VMOVUPS 524704(CX)(R9*1), Y2
+	VMOVUPS 525216(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262560(CX)(R8*1), Y0
+	VMOVUPS 263072(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 416(CX)(DI*1), Y1
+	VMOVUPS 928(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 416(AX)
+	VMOVUPS Y0, 928(AX)
+	VMOVUPS 786880(CX)(SI*1), Y0
+	VMOVUPS 787392(CX)(SI*1), Y1
+	VMOVUPS 524736(CX)(R9*1), Y2
+	VMOVUPS 525248(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262592(CX)(R8*1), Y0
+	VMOVUPS 263104(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 448(CX)(DI*1), Y1
+	VMOVUPS 960(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 448(AX)
+	VMOVUPS Y0, 960(AX)
+	VMOVUPS 786912(CX)(SI*1), Y0
+	VMOVUPS 787424(CX)(SI*1), Y1
+	VMOVUPS 524768(CX)(R9*1), Y2
+	VMOVUPS 525280(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 262624(CX)(R8*1), Y0
+	VMOVUPS 263136(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 480(CX)(DI*1), Y1
+	VMOVUPS 992(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 480(AX)
+	VMOVUPS Y0, 992(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token54
+
+far_done53:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -2602,23 +3084,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups53
+	JNE   kv_groups55
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows54:
+s1_rows56:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done55
+	JL   s1_rows_done57
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys56:
+s1_keys58:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done57
+	JL           s1_keys_done59
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      1024(SI), Y7
@@ -3083,13 +3565,13 @@ s1_keys56:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys56
+	JMP          s1_keys58
 
-s1_keys_done57:
+s1_keys_done59:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done59
+	JZ    s1_key_tail_done61
 
-s1_key_tail58:
+s1_key_tail60:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3237,27 +3719,27 @@ s1_key_tail58:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail58
+	JNZ          s1_key_tail60
 
-s1_key_tail_done59:
+s1_key_tail_done61:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows54
+	JMP  s1_rows56
 
-s1_rows_done55:
+s1_rows_done57:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done61
+	JZ    s1_row_tail_done63
 
-s1_row_tail60:
+s1_row_tail62:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done63
+	JZ    s1_row_tail_key_done65
 
-s1_row_tail_key62:
+s1_row_tail_key64:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3333,40 +3815,40 @@ s1_row_tail_key62:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key62
+	JNZ          s1_row_tail_key64
 
-s1_row_tail_key_done63:
+s1_row_tail_key_done65:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail60
+	JNZ  s1_row_tail62
 
-s1_row_tail_done61:
+s1_row_tail_done63:
 	VZEROUPPER
 	RET
 
-kv_groups53:
+kv_groups55:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key64
+	JNZ   kv_by_key66
 
-kb_keys65:
+kb_keys67:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done66
+	JL    kb_keys_done68
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done68
+	JZ    kb_query_done70
 
-kb_query67:
+kb_query69:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done70
+	JZ    kb_group_done72
 
-kb_group69:
+kb_group71:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3437,7 +3919,7 @@ kb_group69:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows71:
+kb_rows73:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      1024(DI), Y7
@@ -3903,42 +4385,42 @@ kb_rows71:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows71
+	JNZ          kb_rows73
 	ADDQ         $0x00000400, R9
 	DECQ         R12
-	JNZ          kb_group69
+	JNZ          kb_group71
 
-kb_group_done70:
+kb_group_done72:
 	DECQ R11
-	JNZ  kb_query67
+	JNZ  kb_query69
 
-kb_query_done68:
+kb_query_done70:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys65
+	JMP  kb_keys67
 
-kb_keys_done66:
-kv_by_key64:
+kb_keys_done68:
+kv_by_key66:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done73
+	JZ     kv_key_done75
 
-kv_key72:
+kv_key74:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done75
+	JZ    kv_query_done77
 
-kv_query74:
+kv_query76:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done77
+	JZ    kv_group_done79
 
-kv_group76:
+kv_group78:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3967,9 +4449,9 @@ kv_group76:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done79
+	JZ         kv_head_done81
 
-kv_head78:
+kv_head80:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4035,24 +4517,24 @@ kv_head78:
 	ADDQ         $0x00000400, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head78
+	JNZ          kv_head80
 
-kv_head_done79:
+kv_head_done81:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group76
+	JNZ  kv_group78
 
-kv_group_done77:
+kv_group_done79:
 	DECQ R11
-	JNZ  kv_query74
+	JNZ  kv_query76
 
-kv_query_done75:
+kv_query_done77:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key72
+	JNZ  kv_key74
 
-kv_key_done73:
+kv_key_done75:
 	VZEROUPPER
 	RET
 
@@ -4066,7 +4548,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups80
+	JNE   kv_groups82
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4074,9 +4556,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done82
+	JZ    v1_row_done84
 
-v1_row81:
+v1_row83:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4106,12 +4588,12 @@ v1_row81:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done84
+	JZ           v1_key_done86
 
-v1_key83:
+v1_key85:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero85
+	JZ           v1_zero87
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -4126,13 +4608,13 @@ v1_key83:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero85:
+v1_zero87:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key83
+	JNZ  v1_key85
 
-v1_key_done84:
+v1_key_done86:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -4174,12 +4656,12 @@ v1_key_done84:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done87
+	JZ           v1_key_done89
 
-v1_key86:
+v1_key88:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero88
+	JZ           v1_zero90
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
@@ -4194,13 +4676,13 @@ v1_key86:
 	VFMADD231PS  704(R9), Y0, Y11
 	VFMADD231PS  736(R9), Y0, Y12
 
-v1_zero88:
+v1_zero90:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key86
+	JNZ  v1_key88
 
-v1_key_done87:
+v1_key_done89:
 	VMOVUPS      Y1, 384(CX)
 	VMOVUPS      Y2, 416(CX)
 	VMOVUPS      Y3, 448(CX)
@@ -4234,12 +4716,12 @@ v1_key_done87:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done90
+	JZ           v1_key_done92
 
-v1_key89:
+v1_key91:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero91
+	JZ           v1_zero93
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  768(R9), Y0, Y1
 	VFMADD231PS  800(R9), Y0, Y2
@@ -4250,13 +4732,13 @@ v1_key89:
 	VFMADD231PS  960(R9), Y0, Y7
 	VFMADD231PS  992(R9), Y0, Y8
 
-v1_zero91:
+v1_zero93:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key89
+	JNZ  v1_key91
 
-v1_key_done90:
+v1_key_done92:
 	VMOVUPS Y1, 768(CX)
 	VMOVUPS Y2, 800(CX)
 	VMOVUPS Y3, 832(CX)
@@ -4269,22 +4751,22 @@ v1_key_done90:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row81
+	JNZ     v1_row83
 
-v1_row_done82:
+v1_row_done84:
 	VZEROUPPER
 	RET
 
-kv_groups80:
+kv_groups82:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done93
+	JZ    kv_rescale_done95
 
-kv_rescale92:
+kv_rescale94:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4385,28 +4867,28 @@ kv_rescale92:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale92
+	JNZ          kv_rescale94
 
-kv_rescale_done93:
+kv_rescale_done95:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys94:
+vb_keys96:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done95
+	JL    vb_keys_done97
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done97
+	JZ    vb_query_done99
 
-vb_query96:
+vb_query98:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done99
+	JZ    vb_group_done101
 
-vb_group98:
+vb_group100:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4477,9 +4959,9 @@ vb_group98:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row100
+	JNZ        vb_by_row102
 
-vb_rows102:
+vb_rows104:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4494,96 +4976,96 @@ vb_rows102:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero105:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero106:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero107:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero108:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero107:
+vh_zero109:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero108:
+vh_zero110:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero111:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero112:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4606,96 +5088,96 @@ vh_zero110:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero113:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero114:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero115:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero116:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero117:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero118
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero118:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero119
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero119:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero120
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero120:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -4718,96 +5200,96 @@ vh_zero118:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero121
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero121:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero122
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero122:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero123
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero123:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero124
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero124:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero125
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero125:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero126
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero126:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero127
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero127:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero128
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero128:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4830,96 +5312,96 @@ vh_zero126:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero129
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero129:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero130
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero130:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero131
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero131:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero132
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero132:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero133
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero133:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero134
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero134:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero135
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero135:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero136
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero136:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -4942,96 +5424,96 @@ vh_zero134:
 	VMOVUPS      608(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero137
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero137:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero138
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero138:
 	VMOVUPS      512(R9)(DX*1), Y8
 	VMOVUPS      544(R9)(DX*1), Y9
 	VMOVUPS      576(R9)(DX*1), Y10
 	VMOVUPS      608(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero139
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero139:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero140
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero140:
 	VMOVUPS      512(R9)(DX*2), Y8
 	VMOVUPS      544(R9)(DX*2), Y9
 	VMOVUPS      576(R9)(DX*2), Y10
 	VMOVUPS      608(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero141
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero141:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero142
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero142:
 	VMOVUPS      512(R9)(R10*1), Y8
 	VMOVUPS      544(R9)(R10*1), Y9
 	VMOVUPS      576(R9)(R10*1), Y10
 	VMOVUPS      608(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero143
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero143:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero144
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero144:
 	VMOVUPS      Y0, 512(DI)
 	VMOVUPS      Y1, 544(DI)
 	VMOVUPS      Y2, 576(DI)
@@ -5054,96 +5536,96 @@ vh_zero142:
 	VMOVUPS      736(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero143
+	JZ           vh_zero145
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero143:
+vh_zero145:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero144
+	JZ           vh_zero146
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero144:
+vh_zero146:
 	VMOVUPS      640(R9)(DX*1), Y8
 	VMOVUPS      672(R9)(DX*1), Y9
 	VMOVUPS      704(R9)(DX*1), Y10
 	VMOVUPS      736(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero145
+	JZ           vh_zero147
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero145:
+vh_zero147:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero146
+	JZ           vh_zero148
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero146:
+vh_zero148:
 	VMOVUPS      640(R9)(DX*2), Y8
 	VMOVUPS      672(R9)(DX*2), Y9
 	VMOVUPS      704(R9)(DX*2), Y10
 	VMOVUPS      736(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero147
+	JZ           vh_zero149
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero147:
+vh_zero149:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero148
+	JZ           vh_zero150
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero148:
+vh_zero150:
 	VMOVUPS      640(R9)(R10*1), Y8
 	VMOVUPS      672(R9)(R10*1), Y9
 	VMOVUPS      704(R9)(R10*1), Y10
 	VMOVUPS      736(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero149
+	JZ           vh_zero151
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero149:
+vh_zero151:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero150
+	JZ           vh_zero152
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero150:
+vh_zero152:
 	VMOVUPS      Y0, 640(DI)
 	VMOVUPS      Y1, 672(DI)
 	VMOVUPS      Y2, 704(DI)
@@ -5166,96 +5648,96 @@ vh_zero150:
 	VMOVUPS      864(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero151
+	JZ           vh_zero153
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero151:
+vh_zero153:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero152
+	JZ           vh_zero154
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero152:
+vh_zero154:
 	VMOVUPS      768(R9)(DX*1), Y8
 	VMOVUPS      800(R9)(DX*1), Y9
 	VMOVUPS      832(R9)(DX*1), Y10
 	VMOVUPS      864(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero153
+	JZ           vh_zero155
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero153:
+vh_zero155:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero154
+	JZ           vh_zero156
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero154:
+vh_zero156:
 	VMOVUPS      768(R9)(DX*2), Y8
 	VMOVUPS      800(R9)(DX*2), Y9
 	VMOVUPS      832(R9)(DX*2), Y10
 	VMOVUPS      864(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero155
+	JZ           vh_zero157
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero155:
+vh_zero157:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero156
+	JZ           vh_zero158
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero156:
+vh_zero158:
 	VMOVUPS      768(R9)(R10*1), Y8
 	VMOVUPS      800(R9)(R10*1), Y9
 	VMOVUPS      832(R9)(R10*1), Y10
 	VMOVUPS      864(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero157
+	JZ           vh_zero159
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero157:
+vh_zero159:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero158
+	JZ           vh_zero160
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero158:
+vh_zero160:
 	VMOVUPS      Y0, 768(DI)
 	VMOVUPS      Y1, 800(DI)
 	VMOVUPS      Y2, 832(DI)
@@ -5278,96 +5760,96 @@ vh_zero158:
 	VMOVUPS      992(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero159
+	JZ           vh_zero161
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero159:
+vh_zero161:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero160
+	JZ           vh_zero162
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero160:
+vh_zero162:
 	VMOVUPS      896(R9)(DX*1), Y8
 	VMOVUPS      928(R9)(DX*1), Y9
 	VMOVUPS      960(R9)(DX*1), Y10
 	VMOVUPS      992(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero161
+	JZ           vh_zero163
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero161:
+vh_zero163:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero162
+	JZ           vh_zero164
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero162:
+vh_zero164:
 	VMOVUPS      896(R9)(DX*2), Y8
 	VMOVUPS      928(R9)(DX*2), Y9
 	VMOVUPS      960(R9)(DX*2), Y10
 	VMOVUPS      992(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero163
+	JZ           vh_zero165
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero163:
+vh_zero165:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero164
+	JZ           vh_zero166
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero164:
+vh_zero166:
 	VMOVUPS      896(R9)(R10*1), Y8
 	VMOVUPS      928(R9)(R10*1), Y9
 	VMOVUPS      960(R9)(R10*1), Y10
 	VMOVUPS      992(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero165
+	JZ           vh_zero167
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero165:
+vh_zero167:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero166
+	JZ           vh_zero168
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero166:
+vh_zero168:
 	VMOVUPS Y0, 896(DI)
 	VMOVUPS Y1, 928(DI)
 	VMOVUPS Y2, 960(DI)
@@ -5380,15 +5862,15 @@ vh_zero166:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows102
-	JMP     vb_group_next101
+	JNZ     vb_rows104
+	JMP     vb_group_next103
 
-vb_by_row100:
+vb_by_row102:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done168
+	JZ    vb_head_done170
 
-vb_head167:
+vb_head169:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5403,7 +5885,7 @@ vb_head167:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero169
+	JZ           vb_zero171
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -5418,10 +5900,10 @@ vb_head167:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero169:
+vb_zero171:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero170
+	JZ           vb_zero172
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -5436,10 +5918,10 @@ vb_zero169:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero170:
+vb_zero172:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero171
+	JZ           vb_zero173
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -5454,10 +5936,10 @@ vb_zero170:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero171:
+vb_zero173:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero172
+	JZ           vb_zero174
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -5472,7 +5954,7 @@ vb_zero171:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero172:
+vb_zero174:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5499,7 +5981,7 @@ vb_zero172:
 	VMOVUPS      736(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero173
+	JZ           vb_zero175
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -5514,10 +5996,10 @@ vb_zero172:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero173:
+vb_zero175:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero174
+	JZ           vb_zero176
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -5532,10 +6014,10 @@ vb_zero173:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero174:
+vb_zero176:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero175
+	JZ           vb_zero177
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R9)(DX*2), Y12, Y0
 	VFMADD231PS  416(R9)(DX*2), Y12, Y1
@@ -5550,10 +6032,10 @@ vb_zero174:
 	VFMADD231PS  704(R9)(DX*2), Y12, Y10
 	VFMADD231PS  736(R9)(DX*2), Y12, Y11
 
-vb_zero175:
+vb_zero177:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero176
+	JZ           vb_zero178
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R9)(R10*1), Y12, Y0
 	VFMADD231PS  416(R9)(R10*1), Y12, Y1
@@ -5568,7 +6050,7 @@ vb_zero175:
 	VFMADD231PS  704(R9)(R10*1), Y12, Y10
 	VFMADD231PS  736(R9)(R10*1), Y12, Y11
 
-vb_zero176:
+vb_zero178:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -5591,7 +6073,7 @@ vb_zero176:
 	VMOVUPS      992(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero177
+	JZ           vb_zero179
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -5602,10 +6084,10 @@ vb_zero176:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero177:
+vb_zero179:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero178
+	JZ           vb_zero180
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -5616,10 +6098,10 @@ vb_zero177:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero178:
+vb_zero180:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero179
+	JZ           vb_zero181
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R9)(DX*2), Y8, Y0
 	VFMADD231PS  800(R9)(DX*2), Y8, Y1
@@ -5630,10 +6112,10 @@ vb_zero178:
 	VFMADD231PS  960(R9)(DX*2), Y8, Y6
 	VFMADD231PS  992(R9)(DX*2), Y8, Y7
 
-vb_zero179:
+vb_zero181:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero180
+	JZ           vb_zero182
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R9)(R10*1), Y8, Y0
 	VFMADD231PS  800(R9)(R10*1), Y8, Y1
@@ -5644,7 +6126,7 @@ vb_zero179:
 	VFMADD231PS  960(R9)(R10*1), Y8, Y6
 	VFMADD231PS  992(R9)(R10*1), Y8, Y7
 
-vb_zero180:
+vb_zero182:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -5656,44 +6138,44 @@ vb_zero180:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head167
+	JNZ     vb_head169
 
-vb_head_done168:
-vb_group_next101:
+vb_head_done170:
+vb_group_next103:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group98
+	JNZ  vb_group100
 
-vb_group_done99:
+vb_group_done101:
 	DECQ R11
-	JNZ  vb_query96
+	JNZ  vb_query98
 
-vb_query_done97:
+vb_query_done99:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys94
+	JMP  vb_keys96
 
-vb_keys_done95:
+vb_keys_done97:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done182
+	JZ     kv_key_done184
 
-kv_key181:
+kv_key183:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done184
+	JZ    kv_query_done186
 
-kv_query183:
+kv_query185:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done186
+	JZ    kv_group_done188
 
-kv_group185:
+kv_group187:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5722,12 +6204,12 @@ kv_group185:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done188
+	JZ         kv_head_done190
 
-kv_head187:
+kv_head189:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero189
+	JZ           kv_zero191
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5826,28 +6308,28 @@ kv_head187:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero189:
+kv_zero191:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head187
+	JNZ  kv_head189
 
-kv_head_done188:
+kv_head_done190:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group185
+	JNZ  kv_group187
 
-kv_group_done186:
+kv_group_done188:
 	DECQ R12
-	JNZ  kv_query183
+	JNZ  kv_query185
 
-kv_query_done184:
+kv_query_done186:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key181
+	JNZ  kv_key183
 
-kv_key_done182:
+kv_key_done184:
 	VZEROUPPER
 	RET
 
@@ -5860,9 +6342,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop191:
+loop193:
 	CMPQ    CX, $0x00000010
-	JB      loop_end192
+	JB      loop_end194
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -5873,23 +6355,23 @@ loop191:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop191
+	JMP     loop193
 
-loop_end192:
-loop193:
+loop_end194:
+loop195:
 	CMPQ    CX, $0x00000008
-	JB      loop_end194
+	JB      loop_end196
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop193
+	JMP     loop195
 
-loop_end194:
+loop_end196:
 	TESTQ      CX, CX
-	JZ         loop_done190
+	JZ         loop_done192
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -5899,7 +6381,7 @@ loop_end194:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done190:
+loop_done192:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -5907,10 +6389,10 @@ loop_done190:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store195
+	JZ           max_store197
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store195:
+max_store197:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -5930,9 +6412,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop197:
+loop199:
 	CMPQ         CX, $0x00000008
-	JB           loop_end198
+	JB           loop_end200
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -5955,11 +6437,11 @@ loop197:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop197
+	JMP          loop199
 
-loop_end198:
+loop_end200:
 	TESTQ        CX, CX
-	JZ           loop_done196
+	JZ           loop_done198
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -5985,7 +6467,7 @@ loop_end198:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done196:
+loop_done198:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -6010,24 +6492,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key199
+	JNZ   kv_by_key201
 
-kb_keys200:
+kb_keys202:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done201
+	JL    kb_keys_done203
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done203
+	JZ    kb_query_done205
 
-kb_query202:
+kb_query204:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done205
+	JZ    kb_group_done207
 
-kb_group204:
+kb_group206:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -6626,7 +7108,7 @@ kb_group204:
 	VMOVUPS      Y1, 4064(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows206:
+kb_rows208:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      1024(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -7091,43 +7573,43 @@ kb_rows206:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows206
+	JNZ          kb_rows208
 	ADDQ         $0x00000400, R11
 	DECQ         R14
-	JNZ          kb_group204
+	JNZ          kb_group206
 
-kb_group_done205:
+kb_group_done207:
 	DECQ R13
-	JNZ  kb_query202
+	JNZ  kb_query204
 
-kb_query_done203:
+kb_query_done205:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys200
+	JMP  kb_keys202
 
-kb_keys_done201:
-kv_by_key199:
+kb_keys_done203:
+kv_by_key201:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done208
+	JZ     kv_key_done210
 
-kv_key207:
+kv_key209:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done210
+	JZ    kv_query_done212
 
-kv_query209:
+kv_query211:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done212
+	JZ    kv_group_done214
 
-kv_group211:
+kv_group213:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -7287,9 +7769,9 @@ kv_group211:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done214
+	JZ           kv_head_done216
 
-kv_head213:
+kv_head215:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -7355,25 +7837,25 @@ kv_head213:
 	ADDQ         $0x00000400, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head213
+	JNZ          kv_head215
 
-kv_head_done214:
+kv_head_done216:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group211
+	JNZ  kv_group213
 
-kv_group_done212:
+kv_group_done214:
 	DECQ R13
-	JNZ  kv_query209
+	JNZ  kv_query211
 
-kv_query_done210:
+kv_query_done212:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key207
+	JNZ  kv_key209
 
-kv_key_done208:
+kv_key_done210:
 	VZEROUPPER
 	RET
 
@@ -7388,18 +7870,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done215
+	JZ     rope_done217
 	TESTL  R8, R8
-	JS     rope_inverse216
+	JS     rope_inverse218
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream217
+	JA     rope_stream219
 
-rope_token219:
+rope_token221:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -7421,14 +7903,14 @@ rope_token219:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done220
+	JZ      rope_heads_done222
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src221
+	JNE     rope_heads_from_src223
 
-rope_head222:
+rope_head224:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -7495,13 +7977,13 @@ rope_head222:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head222
-	JMP         rope_heads_done220
+	JNZ         rope_head224
+	JMP         rope_heads_done222
 
-rope_heads_from_src221:
+rope_heads_from_src223:
 	MOVQ CX, R10
 
-rope_head223:
+rope_head225:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -7569,17 +8051,17 @@ rope_head223:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head223
+	JNZ         rope_head225
 
-rope_heads_done220:
+rope_heads_done222:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done224
+	JZ    rope_heads_done226
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head225:
+rope_head227:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -7646,9 +8128,9 @@ rope_head225:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head225
+	JNZ         rope_head227
 
-rope_heads_done224:
+rope_heads_done226:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -7658,11 +8140,11 @@ rope_heads_done224:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token219
-	JMP  rope_tokens_done218
+	JNZ  rope_token221
+	JMP  rope_tokens_done220
 
-rope_stream217:
-rope_token226:
+rope_stream219:
+rope_token228:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -7684,16 +8166,16 @@ rope_token226:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done227
+	JZ      rope_heads_done229
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src228
+	JNE     rope_heads_from_src230
 
-rope_head229:
+rope_head231:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -7776,13 +8258,13 @@ rope_head229:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head229
-	JMP         rope_heads_done227
+	JNZ         rope_head231
+	JMP         rope_heads_done229
 
-rope_heads_from_src228:
+rope_heads_from_src230:
 	MOVQ CX, R10
 
-rope_head230:
+rope_head232:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -7866,19 +8348,19 @@ rope_head230:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head230
+	JNZ         rope_head232
 
-rope_heads_done227:
+rope_heads_done229:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done231
+	JZ    rope_heads_done233
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head232:
+rope_head234:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -7961,9 +8443,9 @@ rope_head232:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head232
+	JNZ         rope_head234
 
-rope_heads_done231:
+rope_heads_done233:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -7973,21 +8455,21 @@ rope_heads_done231:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token226
+	JNZ  rope_token228
 
-rope_tokens_done218:
-	JMP rope_done215
+rope_tokens_done220:
+	JMP rope_done217
 
-rope_inverse216:
+rope_inverse218:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream233
+	JA     rope_stream235
 
-rope_token235:
+rope_token237:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -8009,12 +8491,12 @@ rope_token235:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done236
+	JZ      rope_heads_done238
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head237:
+rope_head239:
 	VMOVUPS     (DX), Z16
 	VMOVUPS     512(DX), Z17
 	VMULPS      Z1, Z17, Z18
@@ -8081,19 +8563,19 @@ rope_head237:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head237
+	JNZ         rope_head239
 
-rope_heads_done236:
+rope_heads_done238:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token235
-	JMP  rope_tokens_done234
+	JNZ  rope_token237
+	JMP  rope_tokens_done236
 
-rope_stream233:
-rope_token238:
+rope_stream235:
+rope_token240:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -8115,14 +8597,14 @@ rope_token238:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done239
+	JZ      rope_heads_done241
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head240:
+rope_head242:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -8205,18 +8687,18 @@ rope_head240:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head240
+	JNZ         rope_head242
 
-rope_heads_done239:
+rope_heads_done241:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token238
+	JNZ  rope_token240
 
-rope_tokens_done234:
-rope_done215:
+rope_tokens_done236:
+rope_done217:
 	VZEROUPPER
 	RET
 
@@ -8230,9 +8712,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done241
+	JZ    combine_done243
 
-combine_token242:
+combine_token244:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000800, R8, R8
@@ -8432,9 +8914,9 @@ combine_token242:
 	ADDQ         $0x00000400, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token242
+	JNZ          combine_token244
 
-combine_done241:
+combine_done243:
 	VZEROUPPER
 	RET
 
@@ -8768,6 +9250,264 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done245
+
+far_token246:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000400, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000400, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000400, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000400, SI, SI
+	VMOVUPS 786432(CX)(SI*1), Z0
+	VMOVUPS 786944(CX)(SI*1), Z1
+	VMOVUPS 524288(CX)(R9*1), Z2
+	VMOVUPS 524800(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262144(CX)(R8*1), Z0
+	VMOVUPS 262656(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 512(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 512(AX)
+	VMOVUPS 786496(CX)(SI*1), Z0
+	VMOVUPS 787008(CX)(SI*1), Z1
+	VMOVUPS 524352(CX)(R9*1), Z2
+	VMOVUPS 524864(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262208(CX)(R8*1), Z0
+	VMOVUPS 262720(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 576(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 576(AX)
+	VMOVUPS 786560(CX)(SI*1), Z0
+	VMOVUPS 787072(CX)(SI*1), Z1
+	VMOVUPS 524416(CX)(R9*1), Z2
+	VMOVUPS 524928(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262272(CX)(R8*1), Z0
+	VMOVUPS 262784(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 128(CX)(DI*1), Z1
+	VMOVUPS 640(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 128(AX)
+	VMOVUPS Z0, 640(AX)
+	VMOVUPS 786624(CX)(SI*1), Z0
+	VMOVUPS 787136(CX)(SI*1), Z1
+	VMOVUPS 524480(CX)(R9*1), Z2
+	VMOVUPS 524992(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262336(CX)(R8*1), Z0
+	VMOVUPS 262848(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 192(CX)(DI*1), Z1
+	VMOVUPS 704(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z0, 704(AX)
+	VMOVUPS 786688(CX)(SI*1), Z0
+	VMOVUPS 787200(CX)(SI*1), Z1
+	VMOVUPS 524544(CX)(R9*1), Z2
+	VMOVUPS 525056(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262400(CX)(R8*1), Z0
+	VMOVUPS 262912(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 256(CX)(DI*1), Z1
+	VMOVUPS 768(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 256(AX)
+	VMOVUPS Z0, 768(AX)
+	VMOVUPS 786752(CX)(SI*1), Z0
+	VMOVUPS 787264(CX)(SI*1), Z1
+	VMOVUPS 524608(CX)(R9*1), Z2
+	VMOVUPS 525120(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262464(CX)(R8*1), Z0
+	VMOVUPS 262976(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 320(CX)(DI*1), Z1
+	VMOVUPS 832(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 320(AX)
+	VMOVUPS Z0, 832(AX)
+	VMOVUPS 786816(CX)(SI*1), Z0
+	VMOVUPS 787328(CX)(SI*1), Z1
+	VMOVUPS 524672(CX)(R9*1), Z2
+	VMOVUPS 525184(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262528(CX)(R8*1), Z0
+	VMOVUPS 263040(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 384(CX)(DI*1), Z1
+	VMOVUPS 896(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 384(AX)
+	VMOVUPS Z0, 896(AX)
+	VMOVUPS 786880(CX)(SI*1), Z0
+	VMOVUPS 787392(CX)(SI*1), Z1
+	VMOVUPS 524736(CX)(R9*1), Z2
+	VMOVUPS 525248(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 262592(CX)(R8*1), Z0
+	VMOVUPS 263104(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 448(CX)(DI*1), Z1
+	VMOVUPS 960(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 448(AX)
+	VMOVUPS Z0, 960(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token246
+
+far_done245:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -8778,23 +9518,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups243
+	JNE   kv_groups247
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows244:
+s1_rows248:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done245
+	JL   s1_rows_done249
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys246:
+s1_keys250:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done247
+	JL            s1_keys_done251
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -9233,13 +9973,13 @@ s1_keys246:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys246
+	JMP           s1_keys250
 
-s1_keys_done247:
+s1_keys_done251:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done249
+	JZ    s1_key_tail_done253
 
-s1_key_tail248:
+s1_key_tail252:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9412,29 +10152,29 @@ s1_key_tail248:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail248
+	JNZ           s1_key_tail252
 
-s1_key_tail_done249:
+s1_key_tail_done253:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows244
+	JMP  s1_rows248
 
-s1_rows_done245:
+s1_rows_done249:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done251
+	JZ    s1_row_tail_done255
 
-s1_row_tail250:
+s1_row_tail254:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done253
+	JZ    s1_row_tail_key_done257
 
-s1_row_tail_key252:
+s1_row_tail_key256:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9480,40 +10220,40 @@ s1_row_tail_key252:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key252
+	JNZ           s1_row_tail_key256
 
-s1_row_tail_key_done253:
+s1_row_tail_key_done257:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail250
+	JNZ  s1_row_tail254
 
-s1_row_tail_done251:
+s1_row_tail_done255:
 	VZEROUPPER
 	RET
 
-kv_groups243:
+kv_groups247:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key254
+	JNZ   kv_by_key258
 
-kb_keys255:
+kb_keys259:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done256
+	JL    kb_keys_done260
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done258
+	JZ    kb_query_done262
 
-kb_query257:
+kb_query261:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done260
+	JZ    kb_group_done264
 
-kb_group259:
+kb_group263:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9584,7 +10324,7 @@ kb_group259:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows261:
+kb_rows265:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -10026,42 +10766,42 @@ kb_rows261:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows261
+	JNZ           kb_rows265
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group259
+	JNZ           kb_group263
 
-kb_group_done260:
+kb_group_done264:
 	DECQ R11
-	JNZ  kb_query257
+	JNZ  kb_query261
 
-kb_query_done258:
+kb_query_done262:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys255
+	JMP  kb_keys259
 
-kb_keys_done256:
-kv_by_key254:
+kb_keys_done260:
+kv_by_key258:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done263
+	JZ     kv_key_done267
 
-kv_key262:
+kv_key266:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done265
+	JZ    kv_query_done269
 
-kv_query264:
+kv_query268:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done267
+	JZ    kv_group_done271
 
-kv_group266:
+kv_group270:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10096,9 +10836,9 @@ kv_group266:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done269
+	JZ         kv_head_done273
 
-kv_head268:
+kv_head272:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -10128,24 +10868,24 @@ kv_head268:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head268
+	JNZ           kv_head272
 
-kv_head_done269:
+kv_head_done273:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group266
+	JNZ  kv_group270
 
-kv_group_done267:
+kv_group_done271:
 	DECQ R11
-	JNZ  kv_query264
+	JNZ  kv_query268
 
-kv_query_done265:
+kv_query_done269:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key262
+	JNZ  kv_key266
 
-kv_key_done263:
+kv_key_done267:
 	VZEROUPPER
 	RET
 
@@ -10159,7 +10899,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups270
+	JNE   kv_groups274
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -10167,9 +10907,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done272
+	JZ    v1_row_done276
 
-v1_row271:
+v1_row275:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10207,12 +10947,12 @@ v1_row271:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done274
+	JZ           v1_key_done278
 
-v1_key273:
+v1_key277:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero275
+	JZ           v1_zero279
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -10231,13 +10971,13 @@ v1_key273:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero275:
+v1_zero279:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key273
+	JNZ  v1_key277
 
-v1_key_done274:
+v1_key_done278:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -10258,22 +10998,22 @@ v1_key_done274:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row271
+	JNZ     v1_row275
 
-v1_row_done272:
+v1_row_done276:
 	VZEROUPPER
 	RET
 
-kv_groups270:
+kv_groups274:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done277
+	JZ    kv_rescale_done281
 
-kv_rescale276:
+kv_rescale280:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10326,28 +11066,28 @@ kv_rescale276:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale276
+	JNZ          kv_rescale280
 
-kv_rescale_done277:
+kv_rescale_done281:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys278:
+vb_keys282:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done279
+	JL    vb_keys_done283
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done281
+	JZ    vb_query_done285
 
-vb_query280:
+vb_query284:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done283
+	JZ    vb_group_done287
 
-vb_group282:
+vb_group286:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -10418,9 +11158,9 @@ vb_group282:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row284
+	JNZ        vb_by_row288
 
-vb_rows286:
+vb_rows290:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10443,73 +11183,28 @@ vb_rows286:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero287
+	JZ           vh_zero291
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero287:
+vh_zero291:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero288
+	JZ           vh_zero292
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero288:
+vh_zero292:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero289
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero289:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero290
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero290:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero291
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero291:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero292
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero292:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero293
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10517,44 +11212,44 @@ vh_zero292:
 
 vh_zero293:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero294
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero294:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero295
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero295:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero296
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero296:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero297
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10562,44 +11257,44 @@ vh_zero296:
 
 vh_zero297:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero298
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero298:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero299
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero299:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero300
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero300:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero301
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10607,16 +11302,61 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero302
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero302:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -10655,73 +11395,28 @@ vh_zero302:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero303
+	JZ           vh_zero307
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero303:
+vh_zero307:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero304
+	JZ           vh_zero308
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero304:
+vh_zero308:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero305
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero305:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero306
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero306:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero307
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero307:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero308
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero308:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero309
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10729,44 +11424,44 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero310
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero310:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero311
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero311:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero312
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero312:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero313
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10774,44 +11469,44 @@ vh_zero312:
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero314
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero314:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero315
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero315:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero316
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero316:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero317
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10819,16 +11514,61 @@ vh_zero316:
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero318
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero318:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero319:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero320:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero321:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero322
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero322:
 	VMOVUPS      Z0, 256(DI)
 	VMOVUPS      Z1, 320(DI)
 	VMOVUPS      Z2, 384(DI)
@@ -10867,73 +11607,28 @@ vh_zero318:
 	VMOVUPS      704(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero319
+	JZ           vh_zero323
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero319:
+vh_zero323:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero320
+	JZ           vh_zero324
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero320:
+vh_zero324:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero321
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero321:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero322
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero322:
-	VMOVUPS      512(R9)(DX*1), Z16
-	VMOVUPS      576(R9)(DX*1), Z17
-	VMOVUPS      640(R9)(DX*1), Z18
-	VMOVUPS      704(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero323
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero323:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero324
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero324:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero325
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10941,44 +11636,44 @@ vh_zero324:
 
 vh_zero325:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero326
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero326:
-	VMOVUPS      512(R9)(DX*2), Z16
-	VMOVUPS      576(R9)(DX*2), Z17
-	VMOVUPS      640(R9)(DX*2), Z18
-	VMOVUPS      704(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero327
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero327:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero328
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero328:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero329
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10986,44 +11681,44 @@ vh_zero328:
 
 vh_zero329:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero330
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero330:
-	VMOVUPS      512(R9)(R10*1), Z16
-	VMOVUPS      576(R9)(R10*1), Z17
-	VMOVUPS      640(R9)(R10*1), Z18
-	VMOVUPS      704(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      512(R9)(DX*2), Z16
+	VMOVUPS      576(R9)(DX*2), Z17
+	VMOVUPS      640(R9)(DX*2), Z18
+	VMOVUPS      704(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero331
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero331:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero332
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero332:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero333
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11031,16 +11726,61 @@ vh_zero332:
 
 vh_zero333:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero334
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero334:
+	VMOVUPS      512(R9)(R10*1), Z16
+	VMOVUPS      576(R9)(R10*1), Z17
+	VMOVUPS      640(R9)(R10*1), Z18
+	VMOVUPS      704(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero335
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero335:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero336
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero336:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero337
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero337:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero338
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero338:
 	VMOVUPS      Z0, 512(DI)
 	VMOVUPS      Z1, 576(DI)
 	VMOVUPS      Z2, 640(DI)
@@ -11079,73 +11819,28 @@ vh_zero334:
 	VMOVUPS      960(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero335
+	JZ           vh_zero339
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero335:
+vh_zero339:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero336
+	JZ           vh_zero340
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero336:
+vh_zero340:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero337
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero337:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero338
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero338:
-	VMOVUPS      768(R9)(DX*1), Z16
-	VMOVUPS      832(R9)(DX*1), Z17
-	VMOVUPS      896(R9)(DX*1), Z18
-	VMOVUPS      960(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero339
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero339:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero340
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero340:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero341
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11153,44 +11848,44 @@ vh_zero340:
 
 vh_zero341:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero342
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero342:
-	VMOVUPS      768(R9)(DX*2), Z16
-	VMOVUPS      832(R9)(DX*2), Z17
-	VMOVUPS      896(R9)(DX*2), Z18
-	VMOVUPS      960(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero343
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero343:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero344
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero344:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero345
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11198,44 +11893,44 @@ vh_zero344:
 
 vh_zero345:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero346
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero346:
-	VMOVUPS      768(R9)(R10*1), Z16
-	VMOVUPS      832(R9)(R10*1), Z17
-	VMOVUPS      896(R9)(R10*1), Z18
-	VMOVUPS      960(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      768(R9)(DX*2), Z16
+	VMOVUPS      832(R9)(DX*2), Z17
+	VMOVUPS      896(R9)(DX*2), Z18
+	VMOVUPS      960(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero347
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero347:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero348
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero348:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero349
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11243,16 +11938,61 @@ vh_zero348:
 
 vh_zero349:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero350
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero350:
+	VMOVUPS      768(R9)(R10*1), Z16
+	VMOVUPS      832(R9)(R10*1), Z17
+	VMOVUPS      896(R9)(R10*1), Z18
+	VMOVUPS      960(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero351
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero351:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero352
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero352:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero353
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero353:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero354
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero354:
 	VMOVUPS Z0, 768(DI)
 	VMOVUPS Z1, 832(DI)
 	VMOVUPS Z2, 896(DI)
@@ -11275,15 +12015,15 @@ vh_zero350:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows286
-	JMP     vb_group_next285
+	JNZ     vb_rows290
+	JMP     vb_group_next289
 
-vb_by_row284:
+vb_by_row288:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done352
+	JZ    vb_head_done356
 
-vb_head351:
+vb_head355:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -11302,7 +12042,7 @@ vb_head351:
 	VMOVUPS      960(DI), Z15
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero353
+	JZ           vb_zero357
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -11321,10 +12061,10 @@ vb_head351:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero353:
+vb_zero357:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero354
+	JZ           vb_zero358
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -11343,10 +12083,10 @@ vb_zero353:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero354:
+vb_zero358:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero355
+	JZ           vb_zero359
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R9)(DX*2), Z16, Z0
 	VFMADD231PS  64(R9)(DX*2), Z16, Z1
@@ -11365,10 +12105,10 @@ vb_zero354:
 	VFMADD231PS  896(R9)(DX*2), Z16, Z14
 	VFMADD231PS  960(R9)(DX*2), Z16, Z15
 
-vb_zero355:
+vb_zero359:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero356
+	JZ           vb_zero360
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R9)(R10*1), Z16, Z0
 	VFMADD231PS  64(R9)(R10*1), Z16, Z1
@@ -11387,7 +12127,7 @@ vb_zero355:
 	VFMADD231PS  896(R9)(R10*1), Z16, Z14
 	VFMADD231PS  960(R9)(R10*1), Z16, Z15
 
-vb_zero356:
+vb_zero360:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -11407,44 +12147,44 @@ vb_zero356:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head351
+	JNZ     vb_head355
 
-vb_head_done352:
-vb_group_next285:
+vb_head_done356:
+vb_group_next289:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group282
+	JNZ  vb_group286
 
-vb_group_done283:
+vb_group_done287:
 	DECQ R11
-	JNZ  vb_query280
+	JNZ  vb_query284
 
-vb_query_done281:
+vb_query_done285:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys278
+	JMP  vb_keys282
 
-vb_keys_done279:
+vb_keys_done283:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done358
+	JZ     kv_key_done362
 
-kv_key357:
+kv_key361:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done360
+	JZ    kv_query_done364
 
-kv_query359:
+kv_query363:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done362
+	JZ    kv_group_done366
 
-kv_group361:
+kv_group365:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -11479,12 +12219,12 @@ kv_group361:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done364
+	JZ         kv_head_done368
 
-kv_head363:
+kv_head367:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero365
+	JZ           kv_zero369
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -11535,28 +12275,28 @@ kv_head363:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero365:
+kv_zero369:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head363
+	JNZ  kv_head367
 
-kv_head_done364:
+kv_head_done368:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group361
+	JNZ  kv_group365
 
-kv_group_done362:
+kv_group_done366:
 	DECQ R12
-	JNZ  kv_query359
+	JNZ  kv_query363
 
-kv_query_done360:
+kv_query_done364:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key357
+	JNZ  kv_key361
 
-kv_key_done358:
+kv_key_done362:
 	VZEROUPPER
 	RET
 
@@ -11569,9 +12309,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop367:
+loop371:
 	CMPQ    CX, $0x00000020
-	JB      loop_end368
+	JB      loop_end372
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -11582,23 +12322,23 @@ loop367:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop367
+	JMP     loop371
 
-loop_end368:
-loop369:
+loop_end372:
+loop373:
 	CMPQ    CX, $0x00000010
-	JB      loop_end370
+	JB      loop_end374
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop369
+	JMP     loop373
 
-loop_end370:
+loop_end374:
 	TESTQ     CX, CX
-	JZ        loop_done366
+	JZ        loop_done370
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -11606,7 +12346,7 @@ loop_end370:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done366:
+loop_done370:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -11616,10 +12356,10 @@ loop_done366:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store371
+	JZ            max_store375
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store371:
+max_store375:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -11646,9 +12386,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop373:
+loop377:
 	CMPQ         CX, $0x00000010
-	JB           loop_end374
+	JB           loop_end378
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -11670,11 +12410,11 @@ loop373:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop373
+	JMP          loop377
 
-loop_end374:
+loop_end378:
 	TESTQ        CX, CX
-	JZ           loop_done372
+	JZ           loop_done376
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -11698,7 +12438,7 @@ loop_end374:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done372:
+loop_done376:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -11725,24 +12465,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key375
+	JNZ   kv_by_key379
 
-kb_keys376:
+kb_keys380:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done377
+	JL    kb_keys_done381
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done379
+	JZ    kb_query_done383
 
-kb_query378:
+kb_query382:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done381
+	JZ    kb_group_done385
 
-kb_group380:
+kb_group384:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -12085,7 +12825,7 @@ kb_group380:
 	VMOVUPS      Z1, 4032(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows382:
+kb_rows386:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       1024(R9), Z7
 	VMOVUPS       2048(R9), Z11
@@ -12526,43 +13266,43 @@ kb_rows382:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows382
+	JNZ           kb_rows386
 	ADDQ          $0x00000400, R11
 	DECQ          R14
-	JNZ           kb_group380
+	JNZ           kb_group384
 
-kb_group_done381:
+kb_group_done385:
 	DECQ R13
-	JNZ  kb_query378
+	JNZ  kb_query382
 
-kb_query_done379:
+kb_query_done383:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys376
+	JMP  kb_keys380
 
-kb_keys_done377:
-kv_by_key375:
+kb_keys_done381:
+kv_by_key379:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done384
+	JZ     kv_key_done388
 
-kv_key383:
+kv_key387:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done386
+	JZ    kv_query_done390
 
-kv_query385:
+kv_query389:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done388
+	JZ    kv_group_done392
 
-kv_group387:
+kv_group391:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -12632,9 +13372,9 @@ kv_group387:
 	VFMADD231PS  960(R14), Z0, Z15
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done390
+	JZ           kv_head_done394
 
-kv_head389:
+kv_head393:
 	VMULPS        (R8), Z2, Z0
 	VMULPS        64(R8), Z4, Z17
 	VFMADD231PS   128(R8), Z6, Z0
@@ -12664,25 +13404,25 @@ kv_head389:
 	ADDQ          $0x00000400, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head389
+	JNZ           kv_head393
 
-kv_head_done390:
+kv_head_done394:
 	ADDQ $0x00000400, R10
 	DECQ R13
-	JNZ  kv_group387
+	JNZ  kv_group391
 
-kv_group_done388:
+kv_group_done392:
 	DECQ R12
-	JNZ  kv_query385
+	JNZ  kv_query389
 
-kv_query_done386:
+kv_query_done390:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key383
+	JNZ  kv_key387
 
-kv_key_done384:
+kv_key_done388:
 	VZEROUPPER
 	RET
 

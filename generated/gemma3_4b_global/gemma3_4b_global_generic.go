@@ -6,6 +6,7 @@ package gemma3_4b_global
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
 	expShift:    expShiftGeneric,
+	farRows:     farRowsGeneric,
 	hiRow:       hiRowGeneric,
 	maxRow:      maxRowGeneric,
 	rotate:      rotateGeneric,

@@ -1099,6 +1099,178 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX2
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done37
+	VMOVUPS far_dup8_0<>+0(SB), Y0
+	VMOVUPS far_dup8_1<>+0(SB), Y1
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Y2
+	VMOVUPS 196736(CX)(SI*1), Y3
+	VMOVUPS 131072(CX)(R9*1), Y4
+	VMOVUPS 131200(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65536(CX)(R8*1), Y2
+	VMOVUPS 65664(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (CX)(DI*1), Y3
+	VMOVUPS 128(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, (AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 32(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 256(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 288(AX)
+	VMOVUPS 196640(CX)(SI*1), Y2
+	VMOVUPS 196768(CX)(SI*1), Y3
+	VMOVUPS 131104(CX)(R9*1), Y4
+	VMOVUPS 131232(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65568(CX)(R8*1), Y2
+	VMOVUPS 65696(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 32(CX)(DI*1), Y3
+	VMOVUPS 160(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 96(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 320(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 352(AX)
+	VMOVUPS 196672(CX)(SI*1), Y2
+	VMOVUPS 196800(CX)(SI*1), Y3
+	VMOVUPS 131136(CX)(R9*1), Y4
+	VMOVUPS 131264(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65600(CX)(R8*1), Y2
+	VMOVUPS 65728(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 64(CX)(DI*1), Y3
+	VMOVUPS 192(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 128(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 160(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 384(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 416(AX)
+	VMOVUPS 196704(CX)(SI*1), Y2
+	VMOVUPS 196832(CX)(SI*1), Y3
+	VMOVUPS 131168(CX)(R9*1), Y4
+	VMOVUPS 131296(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65632(CX)(R8*1), Y2
+	VMOVUPS 65760(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 96(CX)(DI*1), Y3
+	VMOVUPS 224(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 192(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 224(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 448(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 480(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1109,23 +1281,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      1024(SI), Y7
@@ -1590,13 +1762,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1744,27 +1916,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1840,40 +2012,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1944,7 +2116,7 @@ kb_group53:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      1024(DI), Y7
@@ -2410,42 +2582,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000400, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2474,9 +2646,9 @@ kv_group60:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2542,24 +2714,24 @@ kv_head62:
 	ADDQ         $0x00000400, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -2573,7 +2745,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2581,9 +2753,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2613,12 +2785,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2633,13 +2805,13 @@ v1_key67:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2681,12 +2853,12 @@ v1_key_done68:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done71
+	JZ           v1_key_done73
 
-v1_key70:
+v1_key72:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero72
+	JZ           v1_zero74
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
@@ -2701,13 +2873,13 @@ v1_key70:
 	VFMADD231PS  704(R9), Y0, Y11
 	VFMADD231PS  736(R9), Y0, Y12
 
-v1_zero72:
+v1_zero74:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key70
+	JNZ  v1_key72
 
-v1_key_done71:
+v1_key_done73:
 	VMOVUPS      Y1, 384(CX)
 	VMOVUPS      Y2, 416(CX)
 	VMOVUPS      Y3, 448(CX)
@@ -2741,12 +2913,12 @@ v1_key_done71:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done74
+	JZ           v1_key_done76
 
-v1_key73:
+v1_key75:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero75
+	JZ           v1_zero77
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  768(R9), Y0, Y1
 	VFMADD231PS  800(R9), Y0, Y2
@@ -2757,13 +2929,13 @@ v1_key73:
 	VFMADD231PS  960(R9), Y0, Y7
 	VFMADD231PS  992(R9), Y0, Y8
 
-v1_zero75:
+v1_zero77:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key73
+	JNZ  v1_key75
 
-v1_key_done74:
+v1_key_done76:
 	VMOVUPS Y1, 768(CX)
 	VMOVUPS Y2, 800(CX)
 	VMOVUPS Y3, 832(CX)
@@ -2776,22 +2948,22 @@ v1_key_done74:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done77
+	JZ    kv_rescale_done79
 
-kv_rescale76:
+kv_rescale78:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2892,28 +3064,28 @@ kv_rescale76:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale76
+	JNZ          kv_rescale78
 
-kv_rescale_done77:
+kv_rescale_done79:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys78:
+vb_keys80:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done79
+	JL    vb_keys_done81
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done81
+	JZ    vb_query_done83
 
-vb_query80:
+vb_query82:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done83
+	JZ    vb_group_done85
 
-vb_group82:
+vb_group84:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2984,9 +3156,9 @@ vb_group82:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row84
+	JNZ        vb_by_row86
 
-vb_rows86:
+vb_rows88:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3001,96 +3173,96 @@ vb_rows86:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero92:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero94:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero96:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3113,96 +3285,96 @@ vh_zero94:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero97:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero98:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero99:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero100:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero101:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero102:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero103:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero104:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3225,96 +3397,96 @@ vh_zero102:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero105:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero106:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero107:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero108:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero107:
+vh_zero109:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero108:
+vh_zero110:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero111:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero112:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3337,96 +3509,96 @@ vh_zero110:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero113:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero114:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero115:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero116:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero117:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero118
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero118:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero119
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero119:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero120
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero120:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -3449,96 +3621,96 @@ vh_zero118:
 	VMOVUPS      608(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero121
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero121:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero122
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero122:
 	VMOVUPS      512(R9)(DX*1), Y8
 	VMOVUPS      544(R9)(DX*1), Y9
 	VMOVUPS      576(R9)(DX*1), Y10
 	VMOVUPS      608(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero123
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero123:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero124
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero124:
 	VMOVUPS      512(R9)(DX*2), Y8
 	VMOVUPS      544(R9)(DX*2), Y9
 	VMOVUPS      576(R9)(DX*2), Y10
 	VMOVUPS      608(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero125
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero125:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero126
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero126:
 	VMOVUPS      512(R9)(R10*1), Y8
 	VMOVUPS      544(R9)(R10*1), Y9
 	VMOVUPS      576(R9)(R10*1), Y10
 	VMOVUPS      608(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero127
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero127:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero128
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero128:
 	VMOVUPS      Y0, 512(DI)
 	VMOVUPS      Y1, 544(DI)
 	VMOVUPS      Y2, 576(DI)
@@ -3561,96 +3733,96 @@ vh_zero126:
 	VMOVUPS      736(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero129
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero129:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero130
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero130:
 	VMOVUPS      640(R9)(DX*1), Y8
 	VMOVUPS      672(R9)(DX*1), Y9
 	VMOVUPS      704(R9)(DX*1), Y10
 	VMOVUPS      736(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero131
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero131:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero132
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero132:
 	VMOVUPS      640(R9)(DX*2), Y8
 	VMOVUPS      672(R9)(DX*2), Y9
 	VMOVUPS      704(R9)(DX*2), Y10
 	VMOVUPS      736(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero133
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero133:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero134
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero134:
 	VMOVUPS      640(R9)(R10*1), Y8
 	VMOVUPS      672(R9)(R10*1), Y9
 	VMOVUPS      704(R9)(R10*1), Y10
 	VMOVUPS      736(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero135
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero135:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero136
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero136:
 	VMOVUPS      Y0, 640(DI)
 	VMOVUPS      Y1, 672(DI)
 	VMOVUPS      Y2, 704(DI)
@@ -3673,96 +3845,96 @@ vh_zero134:
 	VMOVUPS      864(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero137
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero137:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero138
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero138:
 	VMOVUPS      768(R9)(DX*1), Y8
 	VMOVUPS      800(R9)(DX*1), Y9
 	VMOVUPS      832(R9)(DX*1), Y10
 	VMOVUPS      864(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero139
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero139:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero140
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero140:
 	VMOVUPS      768(R9)(DX*2), Y8
 	VMOVUPS      800(R9)(DX*2), Y9
 	VMOVUPS      832(R9)(DX*2), Y10
 	VMOVUPS      864(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero141
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero141:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero142
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero142:
 	VMOVUPS      768(R9)(R10*1), Y8
 	VMOVUPS      800(R9)(R10*1), Y9
 	VMOVUPS      832(R9)(R10*1), Y10
 	VMOVUPS      864(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero143
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero143:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero144
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero144:
 	VMOVUPS      Y0, 768(DI)
 	VMOVUPS      Y1, 800(DI)
 	VMOVUPS      Y2, 832(DI)
@@ -3785,96 +3957,96 @@ vh_zero142:
 	VMOVUPS      992(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero143
+	JZ           vh_zero145
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero143:
+vh_zero145:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero144
+	JZ           vh_zero146
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero144:
+vh_zero146:
 	VMOVUPS      896(R9)(DX*1), Y8
 	VMOVUPS      928(R9)(DX*1), Y9
 	VMOVUPS      960(R9)(DX*1), Y10
 	VMOVUPS      992(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero145
+	JZ           vh_zero147
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero145:
+vh_zero147:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero146
+	JZ           vh_zero148
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero146:
+vh_zero148:
 	VMOVUPS      896(R9)(DX*2), Y8
 	VMOVUPS      928(R9)(DX*2), Y9
 	VMOVUPS      960(R9)(DX*2), Y10
 	VMOVUPS      992(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero147
+	JZ           vh_zero149
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero147:
+vh_zero149:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero148
+	JZ           vh_zero150
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero148:
+vh_zero150:
 	VMOVUPS      896(R9)(R10*1), Y8
 	VMOVUPS      928(R9)(R10*1), Y9
 	VMOVUPS      960(R9)(R10*1), Y10
 	VMOVUPS      992(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero149
+	JZ           vh_zero151
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero149:
+vh_zero151:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero150
+	JZ           vh_zero152
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero150:
+vh_zero152:
 	VMOVUPS Y0, 896(DI)
 	VMOVUPS Y1, 928(DI)
 	VMOVUPS Y2, 960(DI)
@@ -3887,15 +4059,15 @@ vh_zero150:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows86
-	JMP     vb_group_next85
+	JNZ     vb_rows88
+	JMP     vb_group_next87
 
-vb_by_row84:
+vb_by_row86:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done152
+	JZ    vb_head_done154
 
-vb_head151:
+vb_head153:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3910,7 +4082,7 @@ vb_head151:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero153
+	JZ           vb_zero155
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3925,10 +4097,10 @@ vb_head151:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero153:
+vb_zero155:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero154
+	JZ           vb_zero156
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3943,10 +4115,10 @@ vb_zero153:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero154:
+vb_zero156:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero155
+	JZ           vb_zero157
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3961,10 +4133,10 @@ vb_zero154:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero155:
+vb_zero157:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero156
+	JZ           vb_zero158
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3979,7 +4151,7 @@ vb_zero155:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero156:
+vb_zero158:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4006,7 +4178,7 @@ vb_zero156:
 	VMOVUPS      736(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero157
+	JZ           vb_zero159
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -4021,10 +4193,10 @@ vb_zero156:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero157:
+vb_zero159:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero158
+	JZ           vb_zero160
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -4039,10 +4211,10 @@ vb_zero157:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero158:
+vb_zero160:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero159
+	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R9)(DX*2), Y12, Y0
 	VFMADD231PS  416(R9)(DX*2), Y12, Y1
@@ -4057,10 +4229,10 @@ vb_zero158:
 	VFMADD231PS  704(R9)(DX*2), Y12, Y10
 	VFMADD231PS  736(R9)(DX*2), Y12, Y11
 
-vb_zero159:
+vb_zero161:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero160
+	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R9)(R10*1), Y12, Y0
 	VFMADD231PS  416(R9)(R10*1), Y12, Y1
@@ -4075,7 +4247,7 @@ vb_zero159:
 	VFMADD231PS  704(R9)(R10*1), Y12, Y10
 	VFMADD231PS  736(R9)(R10*1), Y12, Y11
 
-vb_zero160:
+vb_zero162:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -4098,7 +4270,7 @@ vb_zero160:
 	VMOVUPS      992(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero161
+	JZ           vb_zero163
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -4109,10 +4281,10 @@ vb_zero160:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero161:
+vb_zero163:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero162
+	JZ           vb_zero164
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -4123,10 +4295,10 @@ vb_zero161:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero162:
+vb_zero164:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero163
+	JZ           vb_zero165
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R9)(DX*2), Y8, Y0
 	VFMADD231PS  800(R9)(DX*2), Y8, Y1
@@ -4137,10 +4309,10 @@ vb_zero162:
 	VFMADD231PS  960(R9)(DX*2), Y8, Y6
 	VFMADD231PS  992(R9)(DX*2), Y8, Y7
 
-vb_zero163:
+vb_zero165:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero164
+	JZ           vb_zero166
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R9)(R10*1), Y8, Y0
 	VFMADD231PS  800(R9)(R10*1), Y8, Y1
@@ -4151,7 +4323,7 @@ vb_zero163:
 	VFMADD231PS  960(R9)(R10*1), Y8, Y6
 	VFMADD231PS  992(R9)(R10*1), Y8, Y7
 
-vb_zero164:
+vb_zero166:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -4163,44 +4335,44 @@ vb_zero164:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head151
+	JNZ     vb_head153
 
-vb_head_done152:
-vb_group_next85:
+vb_head_done154:
+vb_group_next87:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group82
+	JNZ  vb_group84
 
-vb_group_done83:
+vb_group_done85:
 	DECQ R11
-	JNZ  vb_query80
+	JNZ  vb_query82
 
-vb_query_done81:
+vb_query_done83:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys78
+	JMP  vb_keys80
 
-vb_keys_done79:
+vb_keys_done81:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done166
+	JZ     kv_key_done168
 
-kv_key165:
+kv_key167:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done168
+	JZ    kv_query_done170
 
-kv_query167:
+kv_query169:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done170
+	JZ    kv_group_done172
 
-kv_group169:
+kv_group171:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4229,12 +4401,12 @@ kv_group169:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done172
+	JZ         kv_head_done174
 
-kv_head171:
+kv_head173:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero173
+	JZ           kv_zero175
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4333,28 +4505,28 @@ kv_head171:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero173:
+kv_zero175:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head171
+	JNZ  kv_head173
 
-kv_head_done172:
+kv_head_done174:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group169
+	JNZ  kv_group171
 
-kv_group_done170:
+kv_group_done172:
 	DECQ R12
-	JNZ  kv_query167
+	JNZ  kv_query169
 
-kv_query_done168:
+kv_query_done170:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key165
+	JNZ  kv_key167
 
-kv_key_done166:
+kv_key_done168:
 	VZEROUPPER
 	RET
 
@@ -4367,9 +4539,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop175:
+loop177:
 	CMPQ    CX, $0x00000010
-	JB      loop_end176
+	JB      loop_end178
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4380,23 +4552,23 @@ loop175:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop175
+	JMP     loop177
 
-loop_end176:
-loop177:
+loop_end178:
+loop179:
 	CMPQ    CX, $0x00000008
-	JB      loop_end178
+	JB      loop_end180
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop177
+	JMP     loop179
 
-loop_end178:
+loop_end180:
 	TESTQ      CX, CX
-	JZ         loop_done174
+	JZ         loop_done176
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4406,7 +4578,7 @@ loop_end178:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done174:
+loop_done176:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4414,10 +4586,10 @@ loop_done174:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store179
+	JZ           max_store181
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store179:
+max_store181:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4437,9 +4609,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop181:
+loop183:
 	CMPQ         CX, $0x00000008
-	JB           loop_end182
+	JB           loop_end184
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4462,11 +4634,11 @@ loop181:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop181
+	JMP          loop183
 
-loop_end182:
+loop_end184:
 	TESTQ        CX, CX
-	JZ           loop_done180
+	JZ           loop_done182
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4492,7 +4664,7 @@ loop_end182:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done180:
+loop_done182:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4514,18 +4686,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done183
+	JZ     rope_done185
 	TESTL  R8, R8
-	JS     rope_inverse184
+	JS     rope_inverse186
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream185
+	JA     rope_stream187
 
-rope_token187:
+rope_token189:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4539,14 +4711,14 @@ rope_token187:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done188
+	JZ      rope_heads_done190
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src189
+	JNE     rope_heads_from_src191
 
-rope_head190:
+rope_head192:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4569,13 +4741,13 @@ rope_head190:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head190
-	JMP            rope_heads_done188
+	JNZ            rope_head192
+	JMP            rope_heads_done190
 
-rope_heads_from_src189:
+rope_heads_from_src191:
 	MOVQ CX, R10
 
-rope_head191:
+rope_head193:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4623,17 +4795,17 @@ rope_head191:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head191
+	JNZ            rope_head193
 
-rope_heads_done188:
+rope_heads_done190:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done192
+	JZ    rope_heads_done194
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head193:
+rope_head195:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4656,9 +4828,9 @@ rope_head193:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head193
+	JNZ            rope_head195
 
-rope_heads_done192:
+rope_heads_done194:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4668,11 +4840,11 @@ rope_heads_done192:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token187
-	JMP  rope_tokens_done186
+	JNZ  rope_token189
+	JMP  rope_tokens_done188
 
-rope_stream185:
-rope_token194:
+rope_stream187:
+rope_token196:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4686,16 +4858,16 @@ rope_token194:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done195
+	JZ      rope_heads_done197
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src196
+	JNE     rope_heads_from_src198
 
-rope_head197:
+rope_head199:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -4734,13 +4906,13 @@ rope_head197:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head197
-	JMP            rope_heads_done195
+	JNZ            rope_head199
+	JMP            rope_heads_done197
 
-rope_heads_from_src196:
+rope_heads_from_src198:
 	MOVQ CX, R10
 
-rope_head198:
+rope_head200:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4804,19 +4976,19 @@ rope_head198:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head198
+	JNZ            rope_head200
 
-rope_heads_done195:
+rope_heads_done197:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done199
+	JZ    rope_heads_done201
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head200:
+rope_head202:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -4855,9 +5027,9 @@ rope_head200:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head200
+	JNZ            rope_head202
 
-rope_heads_done199:
+rope_heads_done201:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4867,21 +5039,21 @@ rope_heads_done199:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token194
+	JNZ  rope_token196
 
-rope_tokens_done186:
-	JMP rope_done183
+rope_tokens_done188:
+	JMP rope_done185
 
-rope_inverse184:
+rope_inverse186:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream201
+	JA     rope_stream203
 
-rope_token203:
+rope_token205:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4895,12 +5067,12 @@ rope_token203:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done204
+	JZ      rope_heads_done206
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head205:
+rope_head207:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4923,19 +5095,19 @@ rope_head205:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head205
+	JNZ            rope_head207
 
-rope_heads_done204:
+rope_heads_done206:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token203
-	JMP  rope_tokens_done202
+	JNZ  rope_token205
+	JMP  rope_tokens_done204
 
-rope_stream201:
-rope_token206:
+rope_stream203:
+rope_token208:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4949,14 +5121,14 @@ rope_token206:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done207
+	JZ      rope_heads_done209
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head208:
+rope_head210:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -4995,18 +5167,18 @@ rope_head208:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head208
+	JNZ            rope_head210
 
-rope_heads_done207:
+rope_heads_done209:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token206
+	JNZ  rope_token208
 
-rope_tokens_done202:
-rope_done183:
+rope_tokens_done204:
+rope_done185:
 	VZEROUPPER
 	RET
 
@@ -5020,10 +5192,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done209
+	JZ      combine_done211
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token210:
+combine_token212:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000200, R8, R8
@@ -5087,9 +5259,9 @@ combine_token210:
 	ADDQ      $0x00000200, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token210
+	JNZ       combine_token212
 
-combine_done209:
+combine_done211:
 	VZEROUPPER
 	RET
 
@@ -5183,6 +5355,110 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done213
+	VMOVUPS far_dup16_0<>+0(SB), Z0
+	VMOVUPS far_dup16_1<>+0(SB), Z1
+
+far_token214:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Z2
+	VMOVUPS 196736(CX)(SI*1), Z3
+	VMOVUPS 131072(CX)(R9*1), Z4
+	VMOVUPS 131200(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 65536(CX)(R8*1), Z2
+	VMOVUPS 65664(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (CX)(DI*1), Z3
+	VMOVUPS 128(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, (AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 64(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 256(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 320(AX)
+	VMOVUPS 196672(CX)(SI*1), Z2
+	VMOVUPS 196800(CX)(SI*1), Z3
+	VMOVUPS 131136(CX)(R9*1), Z4
+	VMOVUPS 131264(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 65600(CX)(R8*1), Z2
+	VMOVUPS 65728(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 64(CX)(DI*1), Z3
+	VMOVUPS 192(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 128(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 192(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 384(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token214
+
+far_done213:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -5193,23 +5469,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups211
+	JNE   kv_groups215
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows212:
+s1_rows216:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done213
+	JL   s1_rows_done217
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys214:
+s1_keys218:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done215
+	JL            s1_keys_done219
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -5648,13 +5924,13 @@ s1_keys214:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys214
+	JMP           s1_keys218
 
-s1_keys_done215:
+s1_keys_done219:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done217
+	JZ    s1_key_tail_done221
 
-s1_key_tail216:
+s1_key_tail220:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5827,29 +6103,29 @@ s1_key_tail216:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail216
+	JNZ           s1_key_tail220
 
-s1_key_tail_done217:
+s1_key_tail_done221:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows212
+	JMP  s1_rows216
 
-s1_rows_done213:
+s1_rows_done217:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done219
+	JZ    s1_row_tail_done223
 
-s1_row_tail218:
+s1_row_tail222:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done221
+	JZ    s1_row_tail_key_done225
 
-s1_row_tail_key220:
+s1_row_tail_key224:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5895,40 +6171,40 @@ s1_row_tail_key220:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key220
+	JNZ           s1_row_tail_key224
 
-s1_row_tail_key_done221:
+s1_row_tail_key_done225:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail218
+	JNZ  s1_row_tail222
 
-s1_row_tail_done219:
+s1_row_tail_done223:
 	VZEROUPPER
 	RET
 
-kv_groups211:
+kv_groups215:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key222
+	JNZ   kv_by_key226
 
-kb_keys223:
+kb_keys227:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done224
+	JL    kb_keys_done228
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done226
+	JZ    kb_query_done230
 
-kb_query225:
+kb_query229:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done228
+	JZ    kb_group_done232
 
-kb_group227:
+kb_group231:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5999,7 +6275,7 @@ kb_group227:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows229:
+kb_rows233:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -6441,42 +6717,42 @@ kb_rows229:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows229
+	JNZ           kb_rows233
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group227
+	JNZ           kb_group231
 
-kb_group_done228:
+kb_group_done232:
 	DECQ R11
-	JNZ  kb_query225
+	JNZ  kb_query229
 
-kb_query_done226:
+kb_query_done230:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys223
+	JMP  kb_keys227
 
-kb_keys_done224:
-kv_by_key222:
+kb_keys_done228:
+kv_by_key226:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done231
+	JZ     kv_key_done235
 
-kv_key230:
+kv_key234:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done233
+	JZ    kv_query_done237
 
-kv_query232:
+kv_query236:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done235
+	JZ    kv_group_done239
 
-kv_group234:
+kv_group238:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6511,9 +6787,9 @@ kv_group234:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done237
+	JZ         kv_head_done241
 
-kv_head236:
+kv_head240:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -6543,24 +6819,24 @@ kv_head236:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head236
+	JNZ           kv_head240
 
-kv_head_done237:
+kv_head_done241:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group234
+	JNZ  kv_group238
 
-kv_group_done235:
+kv_group_done239:
 	DECQ R11
-	JNZ  kv_query232
+	JNZ  kv_query236
 
-kv_query_done233:
+kv_query_done237:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key230
+	JNZ  kv_key234
 
-kv_key_done231:
+kv_key_done235:
 	VZEROUPPER
 	RET
 
@@ -6574,7 +6850,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups238
+	JNE   kv_groups242
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6582,9 +6858,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done240
+	JZ    v1_row_done244
 
-v1_row239:
+v1_row243:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6622,12 +6898,12 @@ v1_row239:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done242
+	JZ           v1_key_done246
 
-v1_key241:
+v1_key245:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero243
+	JZ           v1_zero247
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6646,13 +6922,13 @@ v1_key241:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero243:
+v1_zero247:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key241
+	JNZ  v1_key245
 
-v1_key_done242:
+v1_key_done246:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6673,22 +6949,22 @@ v1_key_done242:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row239
+	JNZ     v1_row243
 
-v1_row_done240:
+v1_row_done244:
 	VZEROUPPER
 	RET
 
-kv_groups238:
+kv_groups242:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done245
+	JZ    kv_rescale_done249
 
-kv_rescale244:
+kv_rescale248:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6741,28 +7017,28 @@ kv_rescale244:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale244
+	JNZ          kv_rescale248
 
-kv_rescale_done245:
+kv_rescale_done249:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys246:
+vb_keys250:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done247
+	JL    vb_keys_done251
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done249
+	JZ    vb_query_done253
 
-vb_query248:
+vb_query252:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done251
+	JZ    vb_group_done255
 
-vb_group250:
+vb_group254:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6833,9 +7109,9 @@ vb_group250:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row252
+	JNZ        vb_by_row256
 
-vb_rows254:
+vb_rows258:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6858,73 +7134,28 @@ vb_rows254:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero255
+	JZ           vh_zero259
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero255:
+vh_zero259:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero256
+	JZ           vh_zero260
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero256:
+vh_zero260:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero257
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero257:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero258
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero258:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero259
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero259:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero260
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero260:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero261
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6932,44 +7163,44 @@ vh_zero260:
 
 vh_zero261:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero262
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero262:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero263
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero263:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero264
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero264:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero265
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6977,44 +7208,44 @@ vh_zero264:
 
 vh_zero265:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero266
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero266:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero267
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero267:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero268
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero268:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero269
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7022,16 +7253,61 @@ vh_zero268:
 
 vh_zero269:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero270
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero270:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero271
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero271:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero272
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero272:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero273
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero273:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero274
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero274:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7070,73 +7346,28 @@ vh_zero270:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero271
+	JZ           vh_zero275
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero271:
+vh_zero275:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero272
+	JZ           vh_zero276
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero272:
+vh_zero276:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero273
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero273:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero274
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero274:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero275
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero275:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero276
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero276:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero277
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7144,44 +7375,44 @@ vh_zero276:
 
 vh_zero277:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero278
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero278:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero279
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero279:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero280
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero280:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero281
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7189,44 +7420,44 @@ vh_zero280:
 
 vh_zero281:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero282
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero282:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero283
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero283:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero284
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero284:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero285
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7234,16 +7465,61 @@ vh_zero284:
 
 vh_zero285:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero286
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero286:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero287
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero287:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero288
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero288:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero289
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero289:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero290
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero290:
 	VMOVUPS      Z0, 256(DI)
 	VMOVUPS      Z1, 320(DI)
 	VMOVUPS      Z2, 384(DI)
@@ -7282,73 +7558,28 @@ vh_zero286:
 	VMOVUPS      704(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero287
+	JZ           vh_zero291
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero287:
+vh_zero291:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero288
+	JZ           vh_zero292
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero288:
+vh_zero292:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero289
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero289:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero290
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero290:
-	VMOVUPS      512(R9)(DX*1), Z16
-	VMOVUPS      576(R9)(DX*1), Z17
-	VMOVUPS      640(R9)(DX*1), Z18
-	VMOVUPS      704(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero291
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero291:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero292
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero292:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero293
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7356,44 +7587,44 @@ vh_zero292:
 
 vh_zero293:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero294
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero294:
-	VMOVUPS      512(R9)(DX*2), Z16
-	VMOVUPS      576(R9)(DX*2), Z17
-	VMOVUPS      640(R9)(DX*2), Z18
-	VMOVUPS      704(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero295
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero295:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero296
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero296:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero297
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7401,44 +7632,44 @@ vh_zero296:
 
 vh_zero297:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero298
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero298:
-	VMOVUPS      512(R9)(R10*1), Z16
-	VMOVUPS      576(R9)(R10*1), Z17
-	VMOVUPS      640(R9)(R10*1), Z18
-	VMOVUPS      704(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      512(R9)(DX*2), Z16
+	VMOVUPS      576(R9)(DX*2), Z17
+	VMOVUPS      640(R9)(DX*2), Z18
+	VMOVUPS      704(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero299
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero299:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero300
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero300:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero301
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7446,16 +7677,61 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero302
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero302:
+	VMOVUPS      512(R9)(R10*1), Z16
+	VMOVUPS      576(R9)(R10*1), Z17
+	VMOVUPS      640(R9)(R10*1), Z18
+	VMOVUPS      704(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
 	VMOVUPS      Z0, 512(DI)
 	VMOVUPS      Z1, 576(DI)
 	VMOVUPS      Z2, 640(DI)
@@ -7494,73 +7770,28 @@ vh_zero302:
 	VMOVUPS      960(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero303
+	JZ           vh_zero307
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero303:
+vh_zero307:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero304
+	JZ           vh_zero308
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero304:
+vh_zero308:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero305
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero305:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero306
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero306:
-	VMOVUPS      768(R9)(DX*1), Z16
-	VMOVUPS      832(R9)(DX*1), Z17
-	VMOVUPS      896(R9)(DX*1), Z18
-	VMOVUPS      960(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero307
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero307:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero308
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero308:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero309
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7568,44 +7799,44 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero310
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero310:
-	VMOVUPS      768(R9)(DX*2), Z16
-	VMOVUPS      832(R9)(DX*2), Z17
-	VMOVUPS      896(R9)(DX*2), Z18
-	VMOVUPS      960(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero311
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero311:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero312
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero312:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero313
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7613,44 +7844,44 @@ vh_zero312:
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero314
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero314:
-	VMOVUPS      768(R9)(R10*1), Z16
-	VMOVUPS      832(R9)(R10*1), Z17
-	VMOVUPS      896(R9)(R10*1), Z18
-	VMOVUPS      960(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      768(R9)(DX*2), Z16
+	VMOVUPS      832(R9)(DX*2), Z17
+	VMOVUPS      896(R9)(DX*2), Z18
+	VMOVUPS      960(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero315
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero315:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero316
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero316:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero317
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7658,16 +7889,61 @@ vh_zero316:
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero318
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero318:
+	VMOVUPS      768(R9)(R10*1), Z16
+	VMOVUPS      832(R9)(R10*1), Z17
+	VMOVUPS      896(R9)(R10*1), Z18
+	VMOVUPS      960(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero319:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero320:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero321:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero322
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero322:
 	VMOVUPS Z0, 768(DI)
 	VMOVUPS Z1, 832(DI)
 	VMOVUPS Z2, 896(DI)
@@ -7690,15 +7966,15 @@ vh_zero318:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows254
-	JMP     vb_group_next253
+	JNZ     vb_rows258
+	JMP     vb_group_next257
 
-vb_by_row252:
+vb_by_row256:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done320
+	JZ    vb_head_done324
 
-vb_head319:
+vb_head323:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7717,7 +7993,7 @@ vb_head319:
 	VMOVUPS      960(DI), Z15
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero321
+	JZ           vb_zero325
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -7736,10 +8012,10 @@ vb_head319:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero321:
+vb_zero325:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero322
+	JZ           vb_zero326
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -7758,10 +8034,10 @@ vb_zero321:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero322:
+vb_zero326:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero323
+	JZ           vb_zero327
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R9)(DX*2), Z16, Z0
 	VFMADD231PS  64(R9)(DX*2), Z16, Z1
@@ -7780,10 +8056,10 @@ vb_zero322:
 	VFMADD231PS  896(R9)(DX*2), Z16, Z14
 	VFMADD231PS  960(R9)(DX*2), Z16, Z15
 
-vb_zero323:
+vb_zero327:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero324
+	JZ           vb_zero328
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R9)(R10*1), Z16, Z0
 	VFMADD231PS  64(R9)(R10*1), Z16, Z1
@@ -7802,7 +8078,7 @@ vb_zero323:
 	VFMADD231PS  896(R9)(R10*1), Z16, Z14
 	VFMADD231PS  960(R9)(R10*1), Z16, Z15
 
-vb_zero324:
+vb_zero328:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7822,44 +8098,44 @@ vb_zero324:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head319
+	JNZ     vb_head323
 
-vb_head_done320:
-vb_group_next253:
+vb_head_done324:
+vb_group_next257:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group250
+	JNZ  vb_group254
 
-vb_group_done251:
+vb_group_done255:
 	DECQ R11
-	JNZ  vb_query248
+	JNZ  vb_query252
 
-vb_query_done249:
+vb_query_done253:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys246
+	JMP  vb_keys250
 
-vb_keys_done247:
+vb_keys_done251:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done326
+	JZ     kv_key_done330
 
-kv_key325:
+kv_key329:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done328
+	JZ    kv_query_done332
 
-kv_query327:
+kv_query331:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done330
+	JZ    kv_group_done334
 
-kv_group329:
+kv_group333:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7894,12 +8170,12 @@ kv_group329:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done332
+	JZ         kv_head_done336
 
-kv_head331:
+kv_head335:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero333
+	JZ           kv_zero337
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -7950,28 +8226,28 @@ kv_head331:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero333:
+kv_zero337:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head331
+	JNZ  kv_head335
 
-kv_head_done332:
+kv_head_done336:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group329
+	JNZ  kv_group333
 
-kv_group_done330:
+kv_group_done334:
 	DECQ R12
-	JNZ  kv_query327
+	JNZ  kv_query331
 
-kv_query_done328:
+kv_query_done332:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key325
+	JNZ  kv_key329
 
-kv_key_done326:
+kv_key_done330:
 	VZEROUPPER
 	RET
 
@@ -7984,9 +8260,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop335:
+loop339:
 	CMPQ    CX, $0x00000020
-	JB      loop_end336
+	JB      loop_end340
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -7997,23 +8273,23 @@ loop335:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop335
+	JMP     loop339
 
-loop_end336:
-loop337:
+loop_end340:
+loop341:
 	CMPQ    CX, $0x00000010
-	JB      loop_end338
+	JB      loop_end342
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop337
+	JMP     loop341
 
-loop_end338:
+loop_end342:
 	TESTQ     CX, CX
-	JZ        loop_done334
+	JZ        loop_done338
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8021,7 +8297,7 @@ loop_end338:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done334:
+loop_done338:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8031,10 +8307,10 @@ loop_done334:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store339
+	JZ            max_store343
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store339:
+max_store343:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8061,9 +8337,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop341:
+loop345:
 	CMPQ         CX, $0x00000010
-	JB           loop_end342
+	JB           loop_end346
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -8085,11 +8361,11 @@ loop341:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop341
+	JMP          loop345
 
-loop_end342:
+loop_end346:
 	TESTQ        CX, CX
-	JZ           loop_done340
+	JZ           loop_done344
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -8113,7 +8389,7 @@ loop_end342:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done340:
+loop_done344:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -8135,6 +8411,26 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_0<>+0(SB)/4, $0x00000000
+DATA far_dup8_0<>+4(SB)/4, $0x00000000
+DATA far_dup8_0<>+8(SB)/4, $0x00000001
+DATA far_dup8_0<>+12(SB)/4, $0x00000001
+DATA far_dup8_0<>+16(SB)/4, $0x00000002
+DATA far_dup8_0<>+20(SB)/4, $0x00000002
+DATA far_dup8_0<>+24(SB)/4, $0x00000003
+DATA far_dup8_0<>+28(SB)/4, $0x00000003
+GLOBL far_dup8_0<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_1<>+0(SB)/4, $0x00000004
+DATA far_dup8_1<>+4(SB)/4, $0x00000004
+DATA far_dup8_1<>+8(SB)/4, $0x00000005
+DATA far_dup8_1<>+12(SB)/4, $0x00000005
+DATA far_dup8_1<>+16(SB)/4, $0x00000006
+DATA far_dup8_1<>+20(SB)/4, $0x00000006
+DATA far_dup8_1<>+24(SB)/4, $0x00000007
+DATA far_dup8_1<>+28(SB)/4, $0x00000007
+GLOBL far_dup8_1<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -8259,6 +8555,42 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_0<>+0(SB)/4, $0x00000000
+DATA far_dup16_0<>+4(SB)/4, $0x00000000
+DATA far_dup16_0<>+8(SB)/4, $0x00000001
+DATA far_dup16_0<>+12(SB)/4, $0x00000001
+DATA far_dup16_0<>+16(SB)/4, $0x00000002
+DATA far_dup16_0<>+20(SB)/4, $0x00000002
+DATA far_dup16_0<>+24(SB)/4, $0x00000003
+DATA far_dup16_0<>+28(SB)/4, $0x00000003
+DATA far_dup16_0<>+32(SB)/4, $0x00000004
+DATA far_dup16_0<>+36(SB)/4, $0x00000004
+DATA far_dup16_0<>+40(SB)/4, $0x00000005
+DATA far_dup16_0<>+44(SB)/4, $0x00000005
+DATA far_dup16_0<>+48(SB)/4, $0x00000006
+DATA far_dup16_0<>+52(SB)/4, $0x00000006
+DATA far_dup16_0<>+56(SB)/4, $0x00000007
+DATA far_dup16_0<>+60(SB)/4, $0x00000007
+GLOBL far_dup16_0<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_1<>+0(SB)/4, $0x00000008
+DATA far_dup16_1<>+4(SB)/4, $0x00000008
+DATA far_dup16_1<>+8(SB)/4, $0x00000009
+DATA far_dup16_1<>+12(SB)/4, $0x00000009
+DATA far_dup16_1<>+16(SB)/4, $0x0000000a
+DATA far_dup16_1<>+20(SB)/4, $0x0000000a
+DATA far_dup16_1<>+24(SB)/4, $0x0000000b
+DATA far_dup16_1<>+28(SB)/4, $0x0000000b
+DATA far_dup16_1<>+32(SB)/4, $0x0000000c
+DATA far_dup16_1<>+36(SB)/4, $0x0000000c
+DATA far_dup16_1<>+40(SB)/4, $0x0000000d
+DATA far_dup16_1<>+44(SB)/4, $0x0000000d
+DATA far_dup16_1<>+48(SB)/4, $0x0000000e
+DATA far_dup16_1<>+52(SB)/4, $0x0000000e
+DATA far_dup16_1<>+56(SB)/4, $0x0000000f
+DATA far_dup16_1<>+60(SB)/4, $0x0000000f
+GLOBL far_dup16_1<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

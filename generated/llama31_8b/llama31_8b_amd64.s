@@ -1402,6 +1402,264 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done37
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Y0
+	VMOVUPS 393472(CX)(SI*1), Y1
+	VMOVUPS 262144(CX)(R9*1), Y2
+	VMOVUPS 262400(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131072(CX)(R8*1), Y0
+	VMOVUPS 131328(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 256(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 256(AX)
+	VMOVUPS 393248(CX)(SI*1), Y0
+	VMOVUPS 393504(CX)(SI*1), Y1
+	VMOVUPS 262176(CX)(R9*1), Y2
+	VMOVUPS 262432(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131104(CX)(R8*1), Y0
+	VMOVUPS 131360(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 288(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 288(AX)
+	VMOVUPS 393280(CX)(SI*1), Y0
+	VMOVUPS 393536(CX)(SI*1), Y1
+	VMOVUPS 262208(CX)(R9*1), Y2
+	VMOVUPS 262464(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131136(CX)(R8*1), Y0
+	VMOVUPS 131392(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 320(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 320(AX)
+	VMOVUPS 393312(CX)(SI*1), Y0
+	VMOVUPS 393568(CX)(SI*1), Y1
+	VMOVUPS 262240(CX)(R9*1), Y2
+	VMOVUPS 262496(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131168(CX)(R8*1), Y0
+	VMOVUPS 131424(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 352(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 352(AX)
+	VMOVUPS 393344(CX)(SI*1), Y0
+	VMOVUPS 393600(CX)(SI*1), Y1
+	VMOVUPS 262272(CX)(R9*1), Y2
+	VMOVUPS 262528(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131200(CX)(R8*1), Y0
+	VMOVUPS 131456(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 384(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 384(AX)
+	VMOVUPS 393376(CX)(SI*1), Y0
+	VMOVUPS 393632(CX)(SI*1), Y1
+	VMOVUPS 262304(CX)(R9*1), Y2
+	VMOVUPS 262560(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131232(CX)(R8*1), Y0
+	VMOVUPS 131488(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 160(CX)(DI*1), Y1
+	VMOVUPS 416(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 160(AX)
+	VMOVUPS Y0, 416(AX)
+	VMOVUPS 393408(CX)(SI*1), Y0
+	VMOVUPS 393664(CX)(SI*1), Y1
+	VMOVUPS 262336(CX)(R9*1), Y2
+	VMOVUPS 262592(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131264(CX)(R8*1), Y0
+	VMOVUPS 131520(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 192(CX)(DI*1), Y1
+	VMOVUPS 448(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 192(AX)
+	VMOVUPS Y0, 448(AX)
+	VMOVUPS 393440(CX)(SI*1), Y0
+	VMOVUPS 393696(CX)(SI*1), Y1
+	VMOVUPS 262368(CX)(R9*1), Y2
+	VMOVUPS 262624(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131296(CX)(R8*1), Y0
+	VMOVUPS 131552(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 224(CX)(DI*1), Y1
+	VMOVUPS 480(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 224(AX)
+	VMOVUPS Y0, 480(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1412,23 +1670,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1669,13 +1927,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1759,27 +2017,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1823,40 +2081,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1895,7 +2153,7 @@ kb_group53:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2137,42 +2395,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2193,9 +2451,9 @@ kv_group60:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2229,24 +2487,24 @@ kv_head62:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -2260,7 +2518,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2268,9 +2526,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2300,12 +2558,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2320,13 +2578,13 @@ v1_key67:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2352,25 +2610,25 @@ v1_key_done68:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done71
+	JZ           v1_key_done73
 
-v1_key70:
+v1_key72:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero72
+	JZ           v1_zero74
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero72:
+v1_zero74:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key70
+	JNZ  v1_key72
 
-v1_key_done71:
+v1_key_done73:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2379,22 +2637,22 @@ v1_key_done71:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done74
+	JZ    kv_rescale_done76
 
-kv_rescale73:
+kv_rescale75:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2447,28 +2705,28 @@ kv_rescale73:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale73
+	JNZ          kv_rescale75
 
-kv_rescale_done74:
+kv_rescale_done76:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys75:
+vb_keys77:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done76
+	JL    vb_keys_done78
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done78
+	JZ    vb_query_done80
 
-vb_query77:
+vb_query79:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done80
+	JZ    vb_group_done82
 
-vb_group79:
+vb_group81:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2507,9 +2765,9 @@ vb_group79:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row81
+	JNZ        vb_by_row83
 
-vb_rows83:
+vb_rows85:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2524,96 +2782,96 @@ vb_rows83:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero84:
+vh_zero86:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero85:
+vh_zero87:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero88:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero89:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero90:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero91:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero92:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero93:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2636,96 +2894,96 @@ vh_zero91:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero94:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero96:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero97:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero98:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero99:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero100:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero101:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2748,96 +3006,96 @@ vh_zero99:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero102:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero104:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero105:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero106:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero107:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero108:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero109:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -2860,96 +3118,96 @@ vh_zero107:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero110:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero112:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero113:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero114:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero115:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero116:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero117:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -2962,15 +3220,15 @@ vh_zero115:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows83
-	JMP     vb_group_next82
+	JNZ     vb_rows85
+	JMP     vb_group_next84
 
-vb_by_row81:
+vb_by_row83:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done117
+	JZ    vb_head_done119
 
-vb_head116:
+vb_head118:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2985,7 +3243,7 @@ vb_head116:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero118
+	JZ           vb_zero120
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3000,10 +3258,10 @@ vb_head116:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero118:
+vb_zero120:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero119
+	JZ           vb_zero121
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3018,10 +3276,10 @@ vb_zero118:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero119:
+vb_zero121:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero122
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3036,10 +3294,10 @@ vb_zero119:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero120:
+vb_zero122:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero123
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3054,7 +3312,7 @@ vb_zero120:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero121:
+vb_zero123:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3073,44 +3331,44 @@ vb_zero121:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero124
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero122:
+vb_zero124:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero125
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero123:
+vb_zero125:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero126
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero124:
+vb_zero126:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero127
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero125:
+vb_zero127:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3118,44 +3376,44 @@ vb_zero125:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head116
+	JNZ     vb_head118
 
-vb_head_done117:
-vb_group_next82:
+vb_head_done119:
+vb_group_next84:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group79
+	JNZ  vb_group81
 
-vb_group_done80:
+vb_group_done82:
 	DECQ R11
-	JNZ  vb_query77
+	JNZ  vb_query79
 
-vb_query_done78:
+vb_query_done80:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys75
+	JMP  vb_keys77
 
-vb_keys_done76:
+vb_keys_done78:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done127
+	JZ     kv_key_done129
 
-kv_key126:
+kv_key128:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done129
+	JZ    kv_query_done131
 
-kv_query128:
+kv_query130:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done131
+	JZ    kv_group_done133
 
-kv_group130:
+kv_group132:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3176,12 +3434,12 @@ kv_group130:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done133
+	JZ         kv_head_done135
 
-kv_head132:
+kv_head134:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero134
+	JZ           kv_zero136
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3232,28 +3490,28 @@ kv_head132:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero134:
+kv_zero136:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head132
+	JNZ  kv_head134
 
-kv_head_done133:
+kv_head_done135:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group130
+	JNZ  kv_group132
 
-kv_group_done131:
+kv_group_done133:
 	DECQ R12
-	JNZ  kv_query128
+	JNZ  kv_query130
 
-kv_query_done129:
+kv_query_done131:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key126
+	JNZ  kv_key128
 
-kv_key_done127:
+kv_key_done129:
 	VZEROUPPER
 	RET
 
@@ -3266,9 +3524,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop136:
+loop138:
 	CMPQ    CX, $0x00000010
-	JB      loop_end137
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3279,23 +3537,23 @@ loop136:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop136
+	JMP     loop138
 
-loop_end137:
-loop138:
+loop_end139:
+loop140:
 	CMPQ    CX, $0x00000008
-	JB      loop_end139
+	JB      loop_end141
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop138
+	JMP     loop140
 
-loop_end139:
+loop_end141:
 	TESTQ      CX, CX
-	JZ         loop_done135
+	JZ         loop_done137
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3305,7 +3563,7 @@ loop_end139:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done135:
+loop_done137:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3313,10 +3571,10 @@ loop_done135:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store140
+	JZ           max_store142
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store140:
+max_store142:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3336,9 +3594,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop142:
+loop144:
 	CMPQ         CX, $0x00000008
-	JB           loop_end143
+	JB           loop_end145
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3361,11 +3619,11 @@ loop142:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop142
+	JMP          loop144
 
-loop_end143:
+loop_end145:
 	TESTQ        CX, CX
-	JZ           loop_done141
+	JZ           loop_done143
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3391,7 +3649,7 @@ loop_end143:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done141:
+loop_done143:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3416,24 +3674,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key144
+	JNZ   kv_by_key146
 
-kb_keys145:
+kb_keys147:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done146
+	JL    kb_keys_done148
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done148
+	JZ    kb_query_done150
 
-kb_query147:
+kb_query149:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done150
+	JZ    kb_group_done152
 
-kb_group149:
+kb_group151:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -3744,7 +4002,7 @@ kb_group149:
 	VMOVUPS      Y1, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows151:
+kb_rows153:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      512(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -3985,43 +4243,43 @@ kb_rows151:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows151
+	JNZ          kb_rows153
 	ADDQ         $0x00000200, R11
 	DECQ         R14
-	JNZ          kb_group149
+	JNZ          kb_group151
 
-kb_group_done150:
+kb_group_done152:
 	DECQ R13
-	JNZ  kb_query147
+	JNZ  kb_query149
 
-kb_query_done148:
+kb_query_done150:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys145
+	JMP  kb_keys147
 
-kb_keys_done146:
-kv_by_key144:
+kb_keys_done148:
+kv_by_key146:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done153
+	JZ     kv_key_done155
 
-kv_key152:
+kv_key154:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done155
+	JZ    kv_query_done157
 
-kv_query154:
+kv_query156:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done157
+	JZ    kv_group_done159
 
-kv_group156:
+kv_group158:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -4109,9 +4367,9 @@ kv_group156:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done159
+	JZ           kv_head_done161
 
-kv_head158:
+kv_head160:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -4145,25 +4403,25 @@ kv_head158:
 	ADDQ         $0x00000200, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head158
+	JNZ          kv_head160
 
-kv_head_done159:
+kv_head_done161:
 	ADDQ $0x00000200, R11
 	DECQ R14
-	JNZ  kv_group156
+	JNZ  kv_group158
 
-kv_group_done157:
+kv_group_done159:
 	DECQ R13
-	JNZ  kv_query154
+	JNZ  kv_query156
 
-kv_query_done155:
+kv_query_done157:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key152
+	JNZ  kv_key154
 
-kv_key_done153:
+kv_key_done155:
 	VZEROUPPER
 	RET
 
@@ -4178,18 +4436,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done160
+	JZ     rope_done162
 	TESTL  R8, R8
-	JS     rope_inverse161
+	JS     rope_inverse163
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream162
+	JA     rope_stream164
 
-rope_token164:
+rope_token166:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4203,14 +4461,14 @@ rope_token164:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done165
+	JZ      rope_heads_done167
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src166
+	JNE     rope_heads_from_src168
 
-rope_head167:
+rope_head169:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4245,13 +4503,13 @@ rope_head167:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head167
-	JMP         rope_heads_done165
+	JNZ         rope_head169
+	JMP         rope_heads_done167
 
-rope_heads_from_src166:
+rope_heads_from_src168:
 	MOVQ CX, R10
 
-rope_head168:
+rope_head170:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4287,17 +4545,17 @@ rope_head168:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head168
+	JNZ         rope_head170
 
-rope_heads_done165:
+rope_heads_done167:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done169
+	JZ    rope_heads_done171
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head170:
+rope_head172:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4332,9 +4590,9 @@ rope_head170:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head170
+	JNZ         rope_head172
 
-rope_heads_done169:
+rope_heads_done171:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4344,11 +4602,11 @@ rope_heads_done169:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token164
-	JMP  rope_tokens_done163
+	JNZ  rope_token166
+	JMP  rope_tokens_done165
 
-rope_stream162:
-rope_token171:
+rope_stream164:
+rope_token173:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4362,16 +4620,16 @@ rope_token171:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done172
+	JZ      rope_heads_done174
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src173
+	JNE     rope_heads_from_src175
 
-rope_head174:
+rope_head176:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -4414,13 +4672,13 @@ rope_head174:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head174
-	JMP         rope_heads_done172
+	JNZ         rope_head176
+	JMP         rope_heads_done174
 
-rope_heads_from_src173:
+rope_heads_from_src175:
 	MOVQ CX, R10
 
-rope_head175:
+rope_head177:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -4464,19 +4722,19 @@ rope_head175:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head175
+	JNZ         rope_head177
 
-rope_heads_done172:
+rope_heads_done174:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done176
+	JZ    rope_heads_done178
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head177:
+rope_head179:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -4519,9 +4777,9 @@ rope_head177:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head177
+	JNZ         rope_head179
 
-rope_heads_done176:
+rope_heads_done178:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4531,21 +4789,21 @@ rope_heads_done176:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token171
+	JNZ  rope_token173
 
-rope_tokens_done163:
-	JMP rope_done160
+rope_tokens_done165:
+	JMP rope_done162
 
-rope_inverse161:
+rope_inverse163:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream178
+	JA     rope_stream180
 
-rope_token180:
+rope_token182:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4559,12 +4817,12 @@ rope_token180:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done181
+	JZ      rope_heads_done183
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head182:
+rope_head184:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4599,19 +4857,19 @@ rope_head182:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head182
+	JNZ         rope_head184
 
-rope_heads_done181:
+rope_heads_done183:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token180
-	JMP  rope_tokens_done179
+	JNZ  rope_token182
+	JMP  rope_tokens_done181
 
-rope_stream178:
-rope_token183:
+rope_stream180:
+rope_token185:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4625,14 +4883,14 @@ rope_token183:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done184
+	JZ      rope_heads_done186
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head185:
+rope_head187:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -4675,18 +4933,18 @@ rope_head185:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head185
+	JNZ         rope_head187
 
-rope_heads_done184:
+rope_heads_done186:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token183
+	JNZ  rope_token185
 
-rope_tokens_done179:
-rope_done160:
+rope_tokens_done181:
+rope_done162:
 	VZEROUPPER
 	RET
 
@@ -4700,9 +4958,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done186
+	JZ    combine_done188
 
-combine_token187:
+combine_token189:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -4806,9 +5064,9 @@ combine_token187:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token187
+	JNZ          combine_token189
 
-combine_done186:
+combine_done188:
 	VZEROUPPER
 	RET
 
@@ -4982,6 +5240,152 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done190
+
+far_token191:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Z0
+	VMOVUPS 393472(CX)(SI*1), Z1
+	VMOVUPS 262144(CX)(R9*1), Z2
+	VMOVUPS 262400(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131072(CX)(R8*1), Z0
+	VMOVUPS 131328(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 256(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 256(AX)
+	VMOVUPS 393280(CX)(SI*1), Z0
+	VMOVUPS 393536(CX)(SI*1), Z1
+	VMOVUPS 262208(CX)(R9*1), Z2
+	VMOVUPS 262464(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131136(CX)(R8*1), Z0
+	VMOVUPS 131392(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 320(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 320(AX)
+	VMOVUPS 393344(CX)(SI*1), Z0
+	VMOVUPS 393600(CX)(SI*1), Z1
+	VMOVUPS 262272(CX)(R9*1), Z2
+	VMOVUPS 262528(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131200(CX)(R8*1), Z0
+	VMOVUPS 131456(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 128(CX)(DI*1), Z1
+	VMOVUPS 384(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 128(AX)
+	VMOVUPS Z0, 384(AX)
+	VMOVUPS 393408(CX)(SI*1), Z0
+	VMOVUPS 393664(CX)(SI*1), Z1
+	VMOVUPS 262336(CX)(R9*1), Z2
+	VMOVUPS 262592(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131264(CX)(R8*1), Z0
+	VMOVUPS 131520(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 192(CX)(DI*1), Z1
+	VMOVUPS 448(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z0, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token191
+
+far_done190:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -4992,23 +5396,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups188
+	JNE   kv_groups192
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows189:
+s1_rows193:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done190
+	JL   s1_rows_done194
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys191:
+s1_keys195:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done192
+	JL            s1_keys_done196
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -5255,13 +5659,13 @@ s1_keys191:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys191
+	JMP           s1_keys195
 
-s1_keys_done192:
+s1_keys_done196:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done194
+	JZ    s1_key_tail_done198
 
-s1_key_tail193:
+s1_key_tail197:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5370,29 +5774,29 @@ s1_key_tail193:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail193
+	JNZ           s1_key_tail197
 
-s1_key_tail_done194:
+s1_key_tail_done198:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows189
+	JMP  s1_rows193
 
-s1_rows_done190:
+s1_rows_done194:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done196
+	JZ    s1_row_tail_done200
 
-s1_row_tail195:
+s1_row_tail199:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done198
+	JZ    s1_row_tail_key_done202
 
-s1_row_tail_key197:
+s1_row_tail_key201:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5422,40 +5826,40 @@ s1_row_tail_key197:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key197
+	JNZ           s1_row_tail_key201
 
-s1_row_tail_key_done198:
+s1_row_tail_key_done202:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail195
+	JNZ  s1_row_tail199
 
-s1_row_tail_done196:
+s1_row_tail_done200:
 	VZEROUPPER
 	RET
 
-kv_groups188:
+kv_groups192:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key199
+	JNZ   kv_by_key203
 
-kb_keys200:
+kb_keys204:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done201
+	JL    kb_keys_done205
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done203
+	JZ    kb_query_done207
 
-kb_query202:
+kb_query206:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done205
+	JZ    kb_group_done209
 
-kb_group204:
+kb_group208:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5494,7 +5898,7 @@ kb_group204:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows206:
+kb_rows210:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5744,42 +6148,42 @@ kb_rows206:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows206
+	JNZ           kb_rows210
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group204
+	JNZ           kb_group208
 
-kb_group_done205:
+kb_group_done209:
 	DECQ R11
-	JNZ  kb_query202
+	JNZ  kb_query206
 
-kb_query_done203:
+kb_query_done207:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys200
+	JMP  kb_keys204
 
-kb_keys_done201:
-kv_by_key199:
+kb_keys_done205:
+kv_by_key203:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done208
+	JZ     kv_key_done212
 
-kv_key207:
+kv_key211:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done210
+	JZ    kv_query_done214
 
-kv_query209:
+kv_query213:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done212
+	JZ    kv_group_done216
 
-kv_group211:
+kv_group215:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5798,9 +6202,9 @@ kv_group211:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done214
+	JZ         kv_head_done218
 
-kv_head213:
+kv_head217:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5822,24 +6226,24 @@ kv_head213:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head213
+	JNZ           kv_head217
 
-kv_head_done214:
+kv_head_done218:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group211
+	JNZ  kv_group215
 
-kv_group_done212:
+kv_group_done216:
 	DECQ R11
-	JNZ  kv_query209
+	JNZ  kv_query213
 
-kv_query_done210:
+kv_query_done214:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key207
+	JNZ  kv_key211
 
-kv_key_done208:
+kv_key_done212:
 	VZEROUPPER
 	RET
 
@@ -5853,7 +6257,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups215
+	JNE   kv_groups219
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5861,9 +6265,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done217
+	JZ    v1_row_done221
 
-v1_row216:
+v1_row220:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5885,12 +6289,12 @@ v1_row216:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done219
+	JZ           v1_key_done223
 
-v1_key218:
+v1_key222:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero220
+	JZ           v1_zero224
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5901,13 +6305,13 @@ v1_key218:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero220:
+v1_zero224:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key218
+	JNZ  v1_key222
 
-v1_key_done219:
+v1_key_done223:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5920,22 +6324,22 @@ v1_key_done219:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row216
+	JNZ     v1_row220
 
-v1_row_done217:
+v1_row_done221:
 	VZEROUPPER
 	RET
 
-kv_groups215:
+kv_groups219:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done222
+	JZ    kv_rescale_done226
 
-kv_rescale221:
+kv_rescale225:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5964,28 +6368,28 @@ kv_rescale221:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale221
+	JNZ          kv_rescale225
 
-kv_rescale_done222:
+kv_rescale_done226:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys223:
+vb_keys227:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done224
+	JL    vb_keys_done228
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done226
+	JZ    vb_query_done230
 
-vb_query225:
+vb_query229:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done228
+	JZ    vb_group_done232
 
-vb_group227:
+vb_group231:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6024,9 +6428,9 @@ vb_group227:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row229
+	JNZ        vb_by_row233
 
-vb_rows231:
+vb_rows235:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6049,73 +6453,28 @@ vb_rows231:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero232
+	JZ           vh_zero236
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero232:
+vh_zero236:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero233
+	JZ           vh_zero237
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero233:
+vh_zero237:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero234
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero234:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero235
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero235:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero236
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero236:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero237
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero237:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero238
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6123,44 +6482,44 @@ vh_zero237:
 
 vh_zero238:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero239
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero239:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero240
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero240:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero241
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero241:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero242
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6168,44 +6527,44 @@ vh_zero241:
 
 vh_zero242:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero243
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero243:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero244
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero244:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero245
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero245:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero246
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6213,16 +6572,61 @@ vh_zero245:
 
 vh_zero246:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero247
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero247:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero248
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero248:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero249
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero249:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero250
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero250:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero251
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero251:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -6261,73 +6665,28 @@ vh_zero247:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero248
+	JZ           vh_zero252
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero248:
+vh_zero252:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero249
+	JZ           vh_zero253
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero249:
+vh_zero253:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero250
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero250:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero251
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero251:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero252
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero252:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero253
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero253:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero254
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6335,44 +6694,44 @@ vh_zero253:
 
 vh_zero254:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero255
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero255:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero256
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero256:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero257
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero257:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero258
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6380,44 +6739,44 @@ vh_zero257:
 
 vh_zero258:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero259
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero259:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero260
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero260:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero261
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero261:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero262
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6425,16 +6784,61 @@ vh_zero261:
 
 vh_zero262:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero263
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero263:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero264
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero264:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero265
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero265:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero266
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero266:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero267
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero267:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -6457,15 +6861,15 @@ vh_zero263:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows231
-	JMP     vb_group_next230
+	JNZ     vb_rows235
+	JMP     vb_group_next234
 
-vb_by_row229:
+vb_by_row233:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done265
+	JZ    vb_head_done269
 
-vb_head264:
+vb_head268:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6476,7 +6880,7 @@ vb_head264:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero266
+	JZ           vb_zero270
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -6487,10 +6891,10 @@ vb_head264:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero266:
+vb_zero270:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero267
+	JZ           vb_zero271
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -6501,10 +6905,10 @@ vb_zero266:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero267:
+vb_zero271:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero268
+	JZ           vb_zero272
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -6515,10 +6919,10 @@ vb_zero267:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero268:
+vb_zero272:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero269
+	JZ           vb_zero273
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -6529,7 +6933,7 @@ vb_zero268:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero269:
+vb_zero273:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6541,44 +6945,44 @@ vb_zero269:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head264
+	JNZ     vb_head268
 
-vb_head_done265:
-vb_group_next230:
+vb_head_done269:
+vb_group_next234:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group227
+	JNZ  vb_group231
 
-vb_group_done228:
+vb_group_done232:
 	DECQ R11
-	JNZ  vb_query225
+	JNZ  vb_query229
 
-vb_query_done226:
+vb_query_done230:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys223
+	JMP  vb_keys227
 
-vb_keys_done224:
+vb_keys_done228:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done271
+	JZ     kv_key_done275
 
-kv_key270:
+kv_key274:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done273
+	JZ    kv_query_done277
 
-kv_query272:
+kv_query276:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done275
+	JZ    kv_group_done279
 
-kv_group274:
+kv_group278:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6597,12 +7001,12 @@ kv_group274:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done277
+	JZ         kv_head_done281
 
-kv_head276:
+kv_head280:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero278
+	JZ           kv_zero282
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -6629,28 +7033,28 @@ kv_head276:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero278:
+kv_zero282:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head276
+	JNZ  kv_head280
 
-kv_head_done277:
+kv_head_done281:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group274
+	JNZ  kv_group278
 
-kv_group_done275:
+kv_group_done279:
 	DECQ R12
-	JNZ  kv_query272
+	JNZ  kv_query276
 
-kv_query_done273:
+kv_query_done277:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key270
+	JNZ  kv_key274
 
-kv_key_done271:
+kv_key_done275:
 	VZEROUPPER
 	RET
 
@@ -6663,9 +7067,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop280:
+loop284:
 	CMPQ    CX, $0x00000020
-	JB      loop_end281
+	JB      loop_end285
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6676,23 +7080,23 @@ loop280:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop280
+	JMP     loop284
 
-loop_end281:
-loop282:
+loop_end285:
+loop286:
 	CMPQ    CX, $0x00000010
-	JB      loop_end283
+	JB      loop_end287
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop282
+	JMP     loop286
 
-loop_end283:
+loop_end287:
 	TESTQ     CX, CX
-	JZ        loop_done279
+	JZ        loop_done283
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6700,7 +7104,7 @@ loop_end283:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done279:
+loop_done283:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6710,10 +7114,10 @@ loop_done279:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store284
+	JZ            max_store288
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store284:
+max_store288:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6740,9 +7144,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop286:
+loop290:
 	CMPQ         CX, $0x00000010
-	JB           loop_end287
+	JB           loop_end291
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6764,11 +7168,11 @@ loop286:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop286
+	JMP          loop290
 
-loop_end287:
+loop_end291:
 	TESTQ        CX, CX
-	JZ           loop_done285
+	JZ           loop_done289
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6792,7 +7196,7 @@ loop_end287:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done285:
+loop_done289:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6819,24 +7223,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key288
+	JNZ   kv_by_key292
 
-kb_keys289:
+kb_keys293:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done290
+	JL    kb_keys_done294
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done292
+	JZ    kb_query_done296
 
-kb_query291:
+kb_query295:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done294
+	JZ    kb_group_done298
 
-kb_group293:
+kb_group297:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -7019,7 +7423,7 @@ kb_group293:
 	VMOVUPS      Z1, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows295:
+kb_rows299:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       512(R9), Z7
 	VMOVUPS       1024(R9), Z11
@@ -7268,43 +7672,43 @@ kb_rows295:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows295
+	JNZ           kb_rows299
 	ADDQ          $0x00000200, R11
 	DECQ          R14
-	JNZ           kb_group293
+	JNZ           kb_group297
 
-kb_group_done294:
+kb_group_done298:
 	DECQ R13
-	JNZ  kb_query291
+	JNZ  kb_query295
 
-kb_query_done292:
+kb_query_done296:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys289
+	JMP  kb_keys293
 
-kb_keys_done290:
-kv_by_key288:
+kb_keys_done294:
+kv_by_key292:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done297
+	JZ     kv_key_done301
 
-kv_key296:
+kv_key300:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done299
+	JZ    kv_query_done303
 
-kv_query298:
+kv_query302:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done301
+	JZ    kv_group_done305
 
-kv_group300:
+kv_group304:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -7342,9 +7746,9 @@ kv_group300:
 	VFMADD231PS  448(R14), Z0, Z7
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done303
+	JZ           kv_head_done307
 
-kv_head302:
+kv_head306:
 	VMULPS        (R8), Z2, Z0
 	VMULPS        64(R8), Z4, Z9
 	VFMADD231PS   128(R8), Z6, Z0
@@ -7366,25 +7770,25 @@ kv_head302:
 	ADDQ          $0x00000200, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head302
+	JNZ           kv_head306
 
-kv_head_done303:
+kv_head_done307:
 	ADDQ $0x00000200, R10
 	DECQ R13
-	JNZ  kv_group300
+	JNZ  kv_group304
 
-kv_group_done301:
+kv_group_done305:
 	DECQ R12
-	JNZ  kv_query298
+	JNZ  kv_query302
 
-kv_query_done299:
+kv_query_done303:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key296
+	JNZ  kv_key300
 
-kv_key_done297:
+kv_key_done301:
 	VZEROUPPER
 	RET
 

@@ -6,6 +6,7 @@ package llama31_8b
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
 	expShift:    expShiftGeneric,
+	farRows:     farRowsGeneric,
 	hiRow:       hiRowGeneric,
 	maxRow:      maxRowGeneric,
 	rotate:      rotateGeneric,

@@ -803,6 +803,152 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done29
+
+far_token30:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Y0
+	VMOVUPS 196736(CX)(SI*1), Y1
+	VMOVUPS 131072(CX)(R9*1), Y2
+	VMOVUPS 131200(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65536(CX)(R8*1), Y0
+	VMOVUPS 65664(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 128(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 128(AX)
+	VMOVUPS 196640(CX)(SI*1), Y0
+	VMOVUPS 196768(CX)(SI*1), Y1
+	VMOVUPS 131104(CX)(R9*1), Y2
+	VMOVUPS 131232(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65568(CX)(R8*1), Y0
+	VMOVUPS 65696(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 160(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 160(AX)
+	VMOVUPS 196672(CX)(SI*1), Y0
+	VMOVUPS 196800(CX)(SI*1), Y1
+	VMOVUPS 131136(CX)(R9*1), Y2
+	VMOVUPS 131264(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65600(CX)(R8*1), Y0
+	VMOVUPS 65728(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 192(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 192(AX)
+	VMOVUPS 196704(CX)(SI*1), Y0
+	VMOVUPS 196832(CX)(SI*1), Y1
+	VMOVUPS 131168(CX)(R9*1), Y2
+	VMOVUPS 131296(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65632(CX)(R8*1), Y0
+	VMOVUPS 65760(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 224(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 224(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token30
+
+far_done29:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -813,23 +959,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups29
+	JNE   kv_groups31
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows30:
+s1_rows32:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done31
+	JL   s1_rows_done33
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys32:
+s1_keys34:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done33
+	JL           s1_keys_done35
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      256(SI), Y7
@@ -958,13 +1104,13 @@ s1_keys32:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys32
+	JMP          s1_keys34
 
-s1_keys_done33:
+s1_keys_done35:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done35
+	JZ    s1_key_tail_done37
 
-s1_key_tail34:
+s1_key_tail36:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1016,27 +1162,27 @@ s1_key_tail34:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail34
+	JNZ          s1_key_tail36
 
-s1_key_tail_done35:
+s1_key_tail_done37:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows30
+	JMP  s1_rows32
 
-s1_rows_done31:
+s1_rows_done33:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done37
+	JZ    s1_row_tail_done39
 
-s1_row_tail36:
+s1_row_tail38:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done39
+	JZ    s1_row_tail_key_done41
 
-s1_row_tail_key38:
+s1_row_tail_key40:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1064,40 +1210,40 @@ s1_row_tail_key38:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key38
+	JNZ          s1_row_tail_key40
 
-s1_row_tail_key_done39:
+s1_row_tail_key_done41:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail36
+	JNZ  s1_row_tail38
 
-s1_row_tail_done37:
+s1_row_tail_done39:
 	VZEROUPPER
 	RET
 
-kv_groups29:
+kv_groups31:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key40
+	JNZ   kv_by_key42
 
-kb_keys41:
+kb_keys43:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done42
+	JL    kb_keys_done44
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done44
+	JZ    kb_query_done46
 
-kb_query43:
+kb_query45:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done46
+	JZ    kb_group_done48
 
-kb_group45:
+kb_group47:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1120,7 +1266,7 @@ kb_group45:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows47:
+kb_rows49:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      256(DI), Y7
@@ -1250,42 +1396,42 @@ kb_rows47:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows47
+	JNZ          kb_rows49
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group45
+	JNZ          kb_group47
 
-kb_group_done46:
+kb_group_done48:
 	DECQ R11
-	JNZ  kb_query43
+	JNZ  kb_query45
 
-kb_query_done44:
+kb_query_done46:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys41
+	JMP  kb_keys43
 
-kb_keys_done42:
-kv_by_key40:
+kb_keys_done44:
+kv_by_key42:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done49
+	JZ     kv_key_done51
 
-kv_key48:
+kv_key50:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kv_query_done53
 
-kv_query50:
+kv_query52:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kv_group_done55
 
-kv_group52:
+kv_group54:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1300,9 +1446,9 @@ kv_group52:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done57
 
-kv_head54:
+kv_head56:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -1322,24 +1468,24 @@ kv_head54:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head56
 
-kv_head_done55:
+kv_head_done57:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group54
 
-kv_group_done53:
+kv_group_done55:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query52
 
-kv_query_done51:
+kv_query_done53:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key50
 
-kv_key_done49:
+kv_key_done51:
 	VZEROUPPER
 	RET
 
@@ -1353,7 +1499,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups58
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1361,9 +1507,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done60
 
-v1_row57:
+v1_row59:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1385,12 +1531,12 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done62
 
-v1_key59:
+v1_key61:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero63
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1401,13 +1547,13 @@ v1_key59:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero61:
+v1_zero63:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key61
 
-v1_key_done60:
+v1_key_done62:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1420,22 +1566,22 @@ v1_key_done60:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row59
 
-v1_row_done58:
+v1_row_done60:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups58:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done63
+	JZ    kv_rescale_done65
 
-kv_rescale62:
+kv_rescale64:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1464,28 +1610,28 @@ kv_rescale62:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale62
+	JNZ          kv_rescale64
 
-kv_rescale_done63:
+kv_rescale_done65:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys64:
+vb_keys66:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done65
+	JL    vb_keys_done67
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done67
+	JZ    vb_query_done69
 
-vb_query66:
+vb_query68:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done69
+	JZ    vb_group_done71
 
-vb_group68:
+vb_group70:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1508,9 +1654,9 @@ vb_group68:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row70
+	JNZ        vb_by_row72
 
-vb_rows72:
+vb_rows74:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1525,96 +1671,96 @@ vb_rows72:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero73
+	JZ           vh_zero75
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero73:
+vh_zero75:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero74
+	JZ           vh_zero76
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero74:
+vh_zero76:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero77
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero77:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero78
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero78:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero79
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero79:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero80
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero80:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero81
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero81:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero82
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero82:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1637,96 +1783,96 @@ vh_zero80:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero83
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero83:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero84:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero85:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero86:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero87:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero88:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS Y0, 128(DI)
 	VMOVUPS Y1, 160(DI)
 	VMOVUPS Y2, 192(DI)
@@ -1739,15 +1885,15 @@ vh_zero88:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows72
-	JMP     vb_group_next71
+	JNZ     vb_rows74
+	JMP     vb_group_next73
 
-vb_by_row70:
+vb_by_row72:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done90
+	JZ    vb_head_done92
 
-vb_head89:
+vb_head91:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1758,7 +1904,7 @@ vb_head89:
 	VMOVUPS      224(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero91
+	JZ           vb_zero93
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1769,10 +1915,10 @@ vb_head89:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero91:
+vb_zero93:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero92
+	JZ           vb_zero94
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1783,10 +1929,10 @@ vb_zero91:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero92:
+vb_zero94:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero93
+	JZ           vb_zero95
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R9)(DX*2), Y8, Y0
 	VFMADD231PS  32(R9)(DX*2), Y8, Y1
@@ -1797,10 +1943,10 @@ vb_zero92:
 	VFMADD231PS  192(R9)(DX*2), Y8, Y6
 	VFMADD231PS  224(R9)(DX*2), Y8, Y7
 
-vb_zero93:
+vb_zero95:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero94
+	JZ           vb_zero96
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R9)(R10*1), Y8, Y0
 	VFMADD231PS  32(R9)(R10*1), Y8, Y1
@@ -1811,7 +1957,7 @@ vb_zero93:
 	VFMADD231PS  192(R9)(R10*1), Y8, Y6
 	VFMADD231PS  224(R9)(R10*1), Y8, Y7
 
-vb_zero94:
+vb_zero96:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1823,44 +1969,44 @@ vb_zero94:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head89
+	JNZ     vb_head91
 
-vb_head_done90:
-vb_group_next71:
+vb_head_done92:
+vb_group_next73:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group68
+	JNZ  vb_group70
 
-vb_group_done69:
+vb_group_done71:
 	DECQ R11
-	JNZ  vb_query66
+	JNZ  vb_query68
 
-vb_query_done67:
+vb_query_done69:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys64
+	JMP  vb_keys66
 
-vb_keys_done65:
+vb_keys_done67:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done96
+	JZ     kv_key_done98
 
-kv_key95:
+kv_key97:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done98
+	JZ    kv_query_done100
 
-kv_query97:
+kv_query99:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done100
+	JZ    kv_group_done102
 
-kv_group99:
+kv_group101:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1875,12 +2021,12 @@ kv_group99:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done102
+	JZ         kv_head_done104
 
-kv_head101:
+kv_head103:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero103
+	JZ           kv_zero105
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1907,28 +2053,28 @@ kv_head101:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero103:
+kv_zero105:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head101
+	JNZ  kv_head103
 
-kv_head_done102:
+kv_head_done104:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group99
+	JNZ  kv_group101
 
-kv_group_done100:
+kv_group_done102:
 	DECQ R12
-	JNZ  kv_query97
+	JNZ  kv_query99
 
-kv_query_done98:
+kv_query_done100:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key95
+	JNZ  kv_key97
 
-kv_key_done96:
+kv_key_done98:
 	VZEROUPPER
 	RET
 
@@ -1941,9 +2087,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop105:
+loop107:
 	CMPQ    CX, $0x00000010
-	JB      loop_end106
+	JB      loop_end108
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1954,23 +2100,23 @@ loop105:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop105
+	JMP     loop107
 
-loop_end106:
-loop107:
+loop_end108:
+loop109:
 	CMPQ    CX, $0x00000008
-	JB      loop_end108
+	JB      loop_end110
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop107
+	JMP     loop109
 
-loop_end108:
+loop_end110:
 	TESTQ      CX, CX
-	JZ         loop_done104
+	JZ         loop_done106
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1980,7 +2126,7 @@ loop_end108:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done104:
+loop_done106:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1988,10 +2134,10 @@ loop_done104:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store109
+	JZ           max_store111
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store109:
+max_store111:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2011,9 +2157,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop111:
+loop113:
 	CMPQ         CX, $0x00000008
-	JB           loop_end112
+	JB           loop_end114
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2036,11 +2182,11 @@ loop111:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop111
+	JMP          loop113
 
-loop_end112:
+loop_end114:
 	TESTQ        CX, CX
-	JZ           loop_done110
+	JZ           loop_done112
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2066,7 +2212,7 @@ loop_end112:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done110:
+loop_done112:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2091,24 +2237,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key113
+	JNZ   kv_by_key115
 
-kb_keys114:
+kb_keys116:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done115
+	JL    kb_keys_done117
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done117
+	JZ    kb_query_done119
 
-kb_query116:
+kb_query118:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done119
+	JZ    kb_group_done121
 
-kb_group118:
+kb_group120:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -2275,7 +2421,7 @@ kb_group118:
 	VMOVUPS      Y1, 992(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows120:
+kb_rows122:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      256(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -2404,43 +2550,43 @@ kb_rows120:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows120
+	JNZ          kb_rows122
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group118
+	JNZ          kb_group120
 
-kb_group_done119:
+kb_group_done121:
 	DECQ R13
-	JNZ  kb_query116
+	JNZ  kb_query118
 
-kb_query_done117:
+kb_query_done119:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys114
+	JMP  kb_keys116
 
-kb_keys_done115:
-kv_by_key113:
+kb_keys_done117:
+kv_by_key115:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done122
+	JZ     kv_key_done124
 
-kv_key121:
+kv_key123:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done124
+	JZ    kv_query_done126
 
-kv_query123:
+kv_query125:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done126
+	JZ    kv_group_done128
 
-kv_group125:
+kv_group127:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -2474,9 +2620,9 @@ kv_group125:
 	VFMADD231PS  224(R14), Y0, Y7
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done128
+	JZ           kv_head_done130
 
-kv_head127:
+kv_head129:
 	VMULPS       (R8), Y2, Y0
 	VMULPS       32(R8), Y4, Y9
 	VFMADD231PS  64(R8), Y6, Y0
@@ -2496,25 +2642,25 @@ kv_head127:
 	ADDQ         $0x00000100, R8
 	ADDQ         BX, R9
 	DECQ         R14
-	JNZ          kv_head127
+	JNZ          kv_head129
 
-kv_head_done128:
+kv_head_done130:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group125
+	JNZ  kv_group127
 
-kv_group_done126:
+kv_group_done128:
 	DECQ R12
-	JNZ  kv_query123
+	JNZ  kv_query125
 
-kv_query_done124:
+kv_query_done126:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key121
+	JNZ  kv_key123
 
-kv_key_done122:
+kv_key_done124:
 	VZEROUPPER
 	RET
 
@@ -2529,18 +2675,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done129
+	JZ     rope_done131
 	TESTL  R8, R8
-	JS     rope_inverse130
+	JS     rope_inverse132
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream131
+	JA     rope_stream133
 
-rope_token133:
+rope_token135:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -2550,14 +2696,14 @@ rope_token133:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done134
+	JZ      rope_heads_done136
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src135
+	JNE     rope_heads_from_src137
 
-rope_head136:
+rope_head138:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2576,13 +2722,13 @@ rope_head136:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head136
-	JMP         rope_heads_done134
+	JNZ         rope_head138
+	JMP         rope_heads_done136
 
-rope_heads_from_src135:
+rope_heads_from_src137:
 	MOVQ CX, R10
 
-rope_head137:
+rope_head139:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2602,17 +2748,17 @@ rope_head137:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head137
+	JNZ         rope_head139
 
-rope_heads_done134:
+rope_heads_done136:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done138
+	JZ    rope_heads_done140
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head139:
+rope_head141:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2631,9 +2777,9 @@ rope_head139:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head139
+	JNZ         rope_head141
 
-rope_heads_done138:
+rope_heads_done140:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2643,11 +2789,11 @@ rope_heads_done138:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token133
-	JMP  rope_tokens_done132
+	JNZ  rope_token135
+	JMP  rope_tokens_done134
 
-rope_stream131:
-rope_token140:
+rope_stream133:
+rope_token142:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -2657,16 +2803,16 @@ rope_token140:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done141
+	JZ      rope_heads_done143
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src142
+	JNE     rope_heads_from_src144
 
-rope_head143:
+rope_head145:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2689,13 +2835,13 @@ rope_head143:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head143
-	JMP         rope_heads_done141
+	JNZ         rope_head145
+	JMP         rope_heads_done143
 
-rope_heads_from_src142:
+rope_heads_from_src144:
 	MOVQ CX, R10
 
-rope_head144:
+rope_head146:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2719,19 +2865,19 @@ rope_head144:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head144
+	JNZ         rope_head146
 
-rope_heads_done141:
+rope_heads_done143:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done145
+	JZ    rope_heads_done147
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head146:
+rope_head148:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2754,9 +2900,9 @@ rope_head146:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head146
+	JNZ         rope_head148
 
-rope_heads_done145:
+rope_heads_done147:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2766,21 +2912,21 @@ rope_heads_done145:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token140
+	JNZ  rope_token142
 
-rope_tokens_done132:
-	JMP rope_done129
+rope_tokens_done134:
+	JMP rope_done131
 
-rope_inverse130:
+rope_inverse132:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream147
+	JA     rope_stream149
 
-rope_token149:
+rope_token151:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2790,12 +2936,12 @@ rope_token149:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done150
+	JZ      rope_heads_done152
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head151:
+rope_head153:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2814,19 +2960,19 @@ rope_head151:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head151
+	JNZ         rope_head153
 
-rope_heads_done150:
+rope_heads_done152:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token149
-	JMP  rope_tokens_done148
+	JNZ  rope_token151
+	JMP  rope_tokens_done150
 
-rope_stream147:
-rope_token152:
+rope_stream149:
+rope_token154:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2836,14 +2982,14 @@ rope_token152:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done153
+	JZ      rope_heads_done155
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head154:
+rope_head156:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2866,18 +3012,18 @@ rope_head154:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head154
+	JNZ         rope_head156
 
-rope_heads_done153:
+rope_heads_done155:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token152
+	JNZ  rope_token154
 
-rope_tokens_done148:
-rope_done129:
+rope_tokens_done150:
+rope_done131:
 	VZEROUPPER
 	RET
 
@@ -2891,9 +3037,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done155
+	JZ    combine_done157
 
-combine_token156:
+combine_token158:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -2949,9 +3095,9 @@ combine_token156:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token156
+	JNZ          combine_token158
 
-combine_done155:
+combine_done157:
 	VZEROUPPER
 	RET
 
@@ -3045,6 +3191,96 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done159
+
+far_token160:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Z0
+	VMOVUPS 196736(CX)(SI*1), Z1
+	VMOVUPS 131072(CX)(R9*1), Z2
+	VMOVUPS 131200(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 65536(CX)(R8*1), Z0
+	VMOVUPS 65664(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 128(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 128(AX)
+	VMOVUPS 196672(CX)(SI*1), Z0
+	VMOVUPS 196800(CX)(SI*1), Z1
+	VMOVUPS 131136(CX)(R9*1), Z2
+	VMOVUPS 131264(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 65600(CX)(R8*1), Z0
+	VMOVUPS 65728(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 192(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 192(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token160
+
+far_done159:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -3055,23 +3291,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups157
+	JNE   kv_groups161
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows158:
+s1_rows162:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done159
+	JL   s1_rows_done163
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys160:
+s1_keys164:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done161
+	JL            s1_keys_done165
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -3222,13 +3458,13 @@ s1_keys160:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys160
+	JMP           s1_keys164
 
-s1_keys_done161:
+s1_keys_done165:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done163
+	JZ    s1_key_tail_done167
 
-s1_key_tail162:
+s1_key_tail166:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3305,29 +3541,29 @@ s1_key_tail162:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail162
+	JNZ           s1_key_tail166
 
-s1_key_tail_done163:
+s1_key_tail_done167:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows158
+	JMP  s1_rows162
 
-s1_rows_done159:
+s1_rows_done163:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done165
+	JZ    s1_row_tail_done169
 
-s1_row_tail164:
+s1_row_tail168:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done167
+	JZ    s1_row_tail_key_done171
 
-s1_row_tail_key166:
+s1_row_tail_key170:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3349,40 +3585,40 @@ s1_row_tail_key166:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key166
+	JNZ           s1_row_tail_key170
 
-s1_row_tail_key_done167:
+s1_row_tail_key_done171:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail164
+	JNZ  s1_row_tail168
 
-s1_row_tail_done165:
+s1_row_tail_done169:
 	VZEROUPPER
 	RET
 
-kv_groups157:
+kv_groups161:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key168
+	JNZ   kv_by_key172
 
-kb_keys169:
+kb_keys173:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done170
+	JL    kb_keys_done174
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done172
+	JZ    kb_query_done176
 
-kb_query171:
+kb_query175:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done174
+	JZ    kb_group_done178
 
-kb_group173:
+kb_group177:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3405,7 +3641,7 @@ kb_group173:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows175:
+kb_rows179:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -3559,42 +3795,42 @@ kb_rows175:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows175
+	JNZ           kb_rows179
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group173
+	JNZ           kb_group177
 
-kb_group_done174:
+kb_group_done178:
 	DECQ R11
-	JNZ  kb_query171
+	JNZ  kb_query175
 
-kb_query_done172:
+kb_query_done176:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys169
+	JMP  kb_keys173
 
-kb_keys_done170:
-kv_by_key168:
+kb_keys_done174:
+kv_by_key172:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done177
+	JZ     kv_key_done181
 
-kv_key176:
+kv_key180:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done179
+	JZ    kv_query_done183
 
-kv_query178:
+kv_query182:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done181
+	JZ    kv_group_done185
 
-kv_group180:
+kv_group184:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3605,9 +3841,9 @@ kv_group180:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done183
+	JZ         kv_head_done187
 
-kv_head182:
+kv_head186:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -3625,24 +3861,24 @@ kv_head182:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head182
+	JNZ           kv_head186
 
-kv_head_done183:
+kv_head_done187:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group180
+	JNZ  kv_group184
 
-kv_group_done181:
+kv_group_done185:
 	DECQ R11
-	JNZ  kv_query178
+	JNZ  kv_query182
 
-kv_query_done179:
+kv_query_done183:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key176
+	JNZ  kv_key180
 
-kv_key_done177:
+kv_key_done181:
 	VZEROUPPER
 	RET
 
@@ -3656,7 +3892,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups184
+	JNE   kv_groups188
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3664,9 +3900,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done186
+	JZ    v1_row_done190
 
-v1_row185:
+v1_row189:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3680,25 +3916,25 @@ v1_row185:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done188
+	JZ           v1_key_done192
 
-v1_key187:
+v1_key191:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero189
+	JZ           v1_zero193
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero189:
+v1_zero193:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key187
+	JNZ  v1_key191
 
-v1_key_done188:
+v1_key_done192:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3707,22 +3943,22 @@ v1_key_done188:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row185
+	JNZ     v1_row189
 
-v1_row_done186:
+v1_row_done190:
 	VZEROUPPER
 	RET
 
-kv_groups184:
+kv_groups188:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done191
+	JZ    kv_rescale_done195
 
-kv_rescale190:
+kv_rescale194:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3739,28 +3975,28 @@ kv_rescale190:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale190
+	JNZ          kv_rescale194
 
-kv_rescale_done191:
+kv_rescale_done195:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys192:
+vb_keys196:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done193
+	JL    vb_keys_done197
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done195
+	JZ    vb_query_done199
 
-vb_query194:
+vb_query198:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done197
+	JZ    vb_group_done201
 
-vb_group196:
+vb_group200:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3783,9 +4019,9 @@ vb_group196:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row198
+	JNZ        vb_by_row202
 
-vb_rows200:
+vb_rows204:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -3808,73 +4044,28 @@ vb_rows200:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero205
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero201:
+vh_zero205:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero206
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero202:
+vh_zero206:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero203:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero204
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero204:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero205
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero205:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero206
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero206:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero207
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3882,44 +4073,44 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero208
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero208:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero209
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero209:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero210
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero210:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero211
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3927,44 +4118,44 @@ vh_zero210:
 
 vh_zero211:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero212
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero212:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero213
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero213:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero214
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero214:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero215
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3972,16 +4163,61 @@ vh_zero214:
 
 vh_zero215:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero216
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero216:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero217:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero218:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero219:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero220:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4004,59 +4240,59 @@ vh_zero216:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows200
-	JMP     vb_group_next199
+	JNZ     vb_rows204
+	JMP     vb_group_next203
 
-vb_by_row198:
+vb_by_row202:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done218
+	JZ    vb_head_done222
 
-vb_head217:
+vb_head221:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero219
+	JZ           vb_zero223
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero219:
+vb_zero223:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero220
+	JZ           vb_zero224
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero220:
+vb_zero224:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero221
+	JZ           vb_zero225
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R9)(DX*2), Z4, Z0
 	VFMADD231PS  64(R9)(DX*2), Z4, Z1
 	VFMADD231PS  128(R9)(DX*2), Z4, Z2
 	VFMADD231PS  192(R9)(DX*2), Z4, Z3
 
-vb_zero221:
+vb_zero225:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero222
+	JZ           vb_zero226
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R9)(R10*1), Z4, Z0
 	VFMADD231PS  64(R9)(R10*1), Z4, Z1
 	VFMADD231PS  128(R9)(R10*1), Z4, Z2
 	VFMADD231PS  192(R9)(R10*1), Z4, Z3
 
-vb_zero222:
+vb_zero226:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4064,44 +4300,44 @@ vb_zero222:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head217
+	JNZ     vb_head221
 
-vb_head_done218:
-vb_group_next199:
+vb_head_done222:
+vb_group_next203:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group196
+	JNZ  vb_group200
 
-vb_group_done197:
+vb_group_done201:
 	DECQ R11
-	JNZ  vb_query194
+	JNZ  vb_query198
 
-vb_query_done195:
+vb_query_done199:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys192
+	JMP  vb_keys196
 
-vb_keys_done193:
+vb_keys_done197:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done224
+	JZ     kv_key_done228
 
-kv_key223:
+kv_key227:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done226
+	JZ    kv_query_done230
 
-kv_query225:
+kv_query229:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done228
+	JZ    kv_group_done232
 
-kv_group227:
+kv_group231:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4112,12 +4348,12 @@ kv_group227:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done230
+	JZ         kv_head_done234
 
-kv_head229:
+kv_head233:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero231
+	JZ           kv_zero235
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -4132,28 +4368,28 @@ kv_head229:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero231:
+kv_zero235:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head229
+	JNZ  kv_head233
 
-kv_head_done230:
+kv_head_done234:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group227
+	JNZ  kv_group231
 
-kv_group_done228:
+kv_group_done232:
 	DECQ R12
-	JNZ  kv_query225
+	JNZ  kv_query229
 
-kv_query_done226:
+kv_query_done230:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key223
+	JNZ  kv_key227
 
-kv_key_done224:
+kv_key_done228:
 	VZEROUPPER
 	RET
 
@@ -4166,9 +4402,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop233:
+loop237:
 	CMPQ    CX, $0x00000020
-	JB      loop_end234
+	JB      loop_end238
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4179,23 +4415,23 @@ loop233:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop233
+	JMP     loop237
 
-loop_end234:
-loop235:
+loop_end238:
+loop239:
 	CMPQ    CX, $0x00000010
-	JB      loop_end236
+	JB      loop_end240
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop235
+	JMP     loop239
 
-loop_end236:
+loop_end240:
 	TESTQ     CX, CX
-	JZ        loop_done232
+	JZ        loop_done236
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4203,7 +4439,7 @@ loop_end236:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done232:
+loop_done236:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4213,10 +4449,10 @@ loop_done232:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store237
+	JZ            max_store241
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store237:
+max_store241:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4243,9 +4479,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop239:
+loop243:
 	CMPQ         CX, $0x00000010
-	JB           loop_end240
+	JB           loop_end244
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4267,11 +4503,11 @@ loop239:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop239
+	JMP          loop243
 
-loop_end240:
+loop_end244:
 	TESTQ        CX, CX
-	JZ           loop_done238
+	JZ           loop_done242
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4295,7 +4531,7 @@ loop_end240:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done238:
+loop_done242:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4322,24 +4558,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key241
+	JNZ   kv_by_key245
 
-kb_keys242:
+kb_keys246:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done243
+	JL    kb_keys_done247
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done245
+	JZ    kb_query_done249
 
-kb_query244:
+kb_query248:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done247
+	JZ    kb_group_done251
 
-kb_group246:
+kb_group250:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -4442,7 +4678,7 @@ kb_group246:
 	VMOVUPS      Z1, 960(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows248:
+kb_rows252:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       256(R9), Z7
 	VMOVUPS       512(R9), Z11
@@ -4595,43 +4831,43 @@ kb_rows248:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows248
+	JNZ           kb_rows252
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group246
+	JNZ           kb_group250
 
-kb_group_done247:
+kb_group_done251:
 	DECQ R13
-	JNZ  kb_query244
+	JNZ  kb_query248
 
-kb_query_done245:
+kb_query_done249:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys242
+	JMP  kb_keys246
 
-kb_keys_done243:
-kv_by_key241:
+kb_keys_done247:
+kv_by_key245:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done250
+	JZ     kv_key_done254
 
-kv_key249:
+kv_key253:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done252
+	JZ    kv_query_done256
 
-kv_query251:
+kv_query255:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done254
+	JZ    kv_group_done258
 
-kv_group253:
+kv_group257:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -4653,9 +4889,9 @@ kv_group253:
 	VFMADD231PS  192(R14), Z0, Z3
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done256
+	JZ           kv_head_done260
 
-kv_head255:
+kv_head259:
 	VMULPS        (R8), Z2, Z0
 	VMULPS        64(R8), Z4, Z5
 	VFMADD231PS   128(R8), Z1, Z0
@@ -4673,25 +4909,25 @@ kv_head255:
 	ADDQ          $0x00000100, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head255
+	JNZ           kv_head259
 
-kv_head_done256:
+kv_head_done260:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group253
+	JNZ  kv_group257
 
-kv_group_done254:
+kv_group_done258:
 	DECQ R12
-	JNZ  kv_query251
+	JNZ  kv_query255
 
-kv_query_done252:
+kv_query_done256:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key249
+	JNZ  kv_key253
 
-kv_key_done250:
+kv_key_done254:
 	VZEROUPPER
 	RET
 

@@ -1697,6 +1697,314 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX2
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done53
+	VMOVUPS far_dup8_0<>+0(SB), Y0
+	VMOVUPS far_dup8_1<>+0(SB), Y1
+
+far_token54:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Y2
+	VMOVUPS 393472(CX)(SI*1), Y3
+	VMOVUPS 262144(CX)(R9*1), Y4
+	VMOVUPS 262400(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131072(CX)(R8*1), Y2
+	VMOVUPS 131328(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (CX)(DI*1), Y3
+	VMOVUPS 256(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, (AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 32(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 512(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 544(AX)
+	VMOVUPS 393248(CX)(SI*1), Y2
+	VMOVUPS 393504(CX)(SI*1), Y3
+	VMOVUPS 262176(CX)(R9*1), Y4
+	VMOVUPS 262432(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131104(CX)(R8*1), Y2
+	VMOVUPS 131360(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 32(CX)(DI*1), Y3
+	VMOVUPS 288(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 96(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 576(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 608(AX)
+	VMOVUPS 393280(CX)(SI*1), Y2
+	VMOVUPS 393536(CX)(SI*1), Y3
+	VMOVUPS 262208(CX)(R9*1), Y4
+	VMOVUPS 262464(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131136(CX)(R8*1), Y2
+	VMOVUPS 131392(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 64(CX)(DI*1), Y3
+	VMOVUPS 320(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 128(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 160(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 640(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 672(AX)
+	VMOVUPS 393312(CX)(SI*1), Y2
+	VMOVUPS 393568(CX)(SI*1), Y3
+	VMOVUPS 262240(CX)(R9*1), Y4
+	VMOVUPS 262496(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131168(CX)(R8*1), Y2
+	VMOVUPS 131424(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 96(CX)(DI*1), Y3
+	VMOVUPS 352(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 192(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 224(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 704(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 736(AX)
+	VMOVUPS 393344(CX)(SI*1), Y2
+	VMOVUPS 393600(CX)(SI*1), Y3
+	VMOVUPS 262272(CX)(R9*1), Y4
+	VMOVUPS 262528(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131200(CX)(R8*1), Y2
+	VMOVUPS 131456(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 128(CX)(DI*1), Y3
+	VMOVUPS 384(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 256(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 288(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 768(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 800(AX)
+	VMOVUPS 393376(CX)(SI*1), Y2
+	VMOVUPS 393632(CX)(SI*1), Y3
+	VMOVUPS 262304(CX)(R9*1), Y4
+	VMOVUPS 262560(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131232(CX)(R8*1), Y2
+	VMOVUPS 131488(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 160(CX)(DI*1), Y3
+	VMOVUPS 416(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 320(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 352(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 832(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 864(AX)
+	VMOVUPS 393408(CX)(SI*1), Y2
+	VMOVUPS 393664(CX)(SI*1), Y3
+	VMOVUPS 262336(CX)(R9*1), Y4
+	VMOVUPS 262592(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131264(CX)(R8*1), Y2
+	VMOVUPS 131520(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 192(CX)(DI*1), Y3
+	VMOVUPS 448(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 384(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 416(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 896(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 928(AX)
+	VMOVUPS 393440(CX)(SI*1), Y2
+	VMOVUPS 393696(CX)(SI*1), Y3
+	VMOVUPS 262368(CX)(R9*1), Y4
+	VMOVUPS 262624(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131296(CX)(R8*1), Y2
+	VMOVUPS 131552(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 224(CX)(DI*1), Y3
+	VMOVUPS 480(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 448(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 480(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 960(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 992(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token54
+
+far_done53:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX2(x []float32, scales []float32, rowLen int)
 // Requires: AVX
 TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
@@ -1705,20 +2013,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done53
+	JZ    scale_done55
 	TESTQ BX, BX
-	JZ    scale_done53
+	JZ    scale_done55
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token54:
+scale_token56:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop56:
+loop58:
 	CMPQ    R8, $0x00000020
-	JB      loop_end57
+	JB      loop_end59
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	VMULPS  32(DI), Y0, Y1
@@ -1729,21 +2037,21 @@ loop56:
 	VMOVUPS Y1, 96(DI)
 	ADDQ    $0x00000080, DI
 	SUBQ    $0x00000020, R8
-	JMP     loop56
+	JMP     loop58
 
-loop_end57:
-loop58:
+loop_end59:
+loop60:
 	CMPQ    R8, $0x00000008
-	JB      loop_end59
+	JB      loop_end61
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	ADDQ    $0x00000020, DI
 	SUBQ    $0x00000008, R8
-	JMP     loop58
+	JMP     loop60
 
-loop_end59:
+loop_end61:
 	TESTQ      R8, R8
-	JZ         loop_done55
+	JZ         loop_done57
 	LEAQ       tailmask8<>+0(SB), R9
 	NEGQ       R8
 	VMOVDQU    32(R9)(R8*4), Y1
@@ -1751,13 +2059,13 @@ loop_end59:
 	VMULPS     Y2, Y0, Y2
 	VMASKMOVPS Y2, Y1, (DI)
 
-loop_done55:
+loop_done57:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token54
+	JNZ  scale_token56
 
-scale_done53:
+scale_done55:
 	VZEROUPPER
 	RET
 
@@ -1771,23 +2079,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups60
+	JNE   kv_groups62
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows61:
+s1_rows63:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done62
+	JL   s1_rows_done64
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys63:
+s1_keys65:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done64
+	JL           s1_keys_done66
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -2028,13 +2336,13 @@ s1_keys63:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys63
+	JMP          s1_keys65
 
-s1_keys_done64:
+s1_keys_done66:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done66
+	JZ    s1_key_tail_done68
 
-s1_key_tail65:
+s1_key_tail67:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2118,27 +2426,27 @@ s1_key_tail65:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail65
+	JNZ          s1_key_tail67
 
-s1_key_tail_done66:
+s1_key_tail_done68:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows61
+	JMP  s1_rows63
 
-s1_rows_done62:
+s1_rows_done64:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done68
+	JZ    s1_row_tail_done70
 
-s1_row_tail67:
+s1_row_tail69:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done70
+	JZ    s1_row_tail_key_done72
 
-s1_row_tail_key69:
+s1_row_tail_key71:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2182,40 +2490,40 @@ s1_row_tail_key69:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key69
+	JNZ          s1_row_tail_key71
 
-s1_row_tail_key_done70:
+s1_row_tail_key_done72:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail67
+	JNZ  s1_row_tail69
 
-s1_row_tail_done68:
+s1_row_tail_done70:
 	VZEROUPPER
 	RET
 
-kv_groups60:
+kv_groups62:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key71
+	JNZ   kv_by_key73
 
-kb_keys72:
+kb_keys74:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done73
+	JL    kb_keys_done75
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done75
+	JZ    kb_query_done77
 
-kb_query74:
+kb_query76:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done77
+	JZ    kb_group_done79
 
-kb_group76:
+kb_group78:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2254,7 +2562,7 @@ kb_group76:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows78:
+kb_rows80:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2496,42 +2804,42 @@ kb_rows78:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows78
+	JNZ          kb_rows80
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group76
+	JNZ          kb_group78
 
-kb_group_done77:
+kb_group_done79:
 	DECQ R11
-	JNZ  kb_query74
+	JNZ  kb_query76
 
-kb_query_done75:
+kb_query_done77:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys72
+	JMP  kb_keys74
 
-kb_keys_done73:
-kv_by_key71:
+kb_keys_done75:
+kv_by_key73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done80
+	JZ     kv_key_done82
 
-kv_key79:
+kv_key81:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done82
+	JZ    kv_query_done84
 
-kv_query81:
+kv_query83:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done84
+	JZ    kv_group_done86
 
-kv_group83:
+kv_group85:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2552,9 +2860,9 @@ kv_group83:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done86
+	JZ         kv_head_done88
 
-kv_head85:
+kv_head87:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2588,24 +2896,24 @@ kv_head85:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head85
+	JNZ          kv_head87
 
-kv_head_done86:
+kv_head_done88:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group83
+	JNZ  kv_group85
 
-kv_group_done84:
+kv_group_done86:
 	DECQ R11
-	JNZ  kv_query81
+	JNZ  kv_query83
 
-kv_query_done82:
+kv_query_done84:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key79
+	JNZ  kv_key81
 
-kv_key_done80:
+kv_key_done82:
 	VZEROUPPER
 	RET
 
@@ -2619,7 +2927,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups87
+	JNE   kv_groups89
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2627,9 +2935,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done89
+	JZ    v1_row_done91
 
-v1_row88:
+v1_row90:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2659,12 +2967,12 @@ v1_row88:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done91
+	JZ           v1_key_done93
 
-v1_key90:
+v1_key92:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero92
+	JZ           v1_zero94
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2679,13 +2987,13 @@ v1_key90:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero92:
+v1_zero94:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key90
+	JNZ  v1_key92
 
-v1_key_done91:
+v1_key_done93:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2711,25 +3019,25 @@ v1_key_done91:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done94
+	JZ           v1_key_done96
 
-v1_key93:
+v1_key95:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero95
+	JZ           v1_zero97
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero95:
+v1_zero97:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key93
+	JNZ  v1_key95
 
-v1_key_done94:
+v1_key_done96:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2738,22 +3046,22 @@ v1_key_done94:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row88
+	JNZ     v1_row90
 
-v1_row_done89:
+v1_row_done91:
 	VZEROUPPER
 	RET
 
-kv_groups87:
+kv_groups89:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done97
+	JZ    kv_rescale_done99
 
-kv_rescale96:
+kv_rescale98:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2806,28 +3114,28 @@ kv_rescale96:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale96
+	JNZ          kv_rescale98
 
-kv_rescale_done97:
+kv_rescale_done99:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys98:
+vb_keys100:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done99
+	JL    vb_keys_done101
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done101
+	JZ    vb_query_done103
 
-vb_query100:
+vb_query102:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done103
+	JZ    vb_group_done105
 
-vb_group102:
+vb_group104:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2866,9 +3174,9 @@ vb_group102:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row104
+	JNZ        vb_by_row106
 
-vb_rows106:
+vb_rows108:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2883,96 +3191,96 @@ vb_rows106:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero107:
+vh_zero109:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero108:
+vh_zero110:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero111:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero112:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero113:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero114:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero115:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero116:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2995,96 +3303,96 @@ vh_zero114:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero117:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero118
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero118:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero119
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero119:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero120
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero120:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero121
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero121:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero122
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero122:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero123
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero123:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero124
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero124:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3107,96 +3415,96 @@ vh_zero122:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero125
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero125:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero126
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero126:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero127
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero127:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero128
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero128:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero129
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero129:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero130
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero130:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero131
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero131:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero132
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero132:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3219,96 +3527,96 @@ vh_zero130:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero133
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero133:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero134
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero134:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero135
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero135:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero136
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero136:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero137
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero137:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero138
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero138:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero139
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero139:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero140
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero140:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3321,15 +3629,15 @@ vh_zero138:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows106
-	JMP     vb_group_next105
+	JNZ     vb_rows108
+	JMP     vb_group_next107
 
-vb_by_row104:
+vb_by_row106:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done140
+	JZ    vb_head_done142
 
-vb_head139:
+vb_head141:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3344,7 +3652,7 @@ vb_head139:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero141
+	JZ           vb_zero143
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3359,10 +3667,10 @@ vb_head139:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero141:
+vb_zero143:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero142
+	JZ           vb_zero144
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3377,10 +3685,10 @@ vb_zero141:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero142:
+vb_zero144:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero143
+	JZ           vb_zero145
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3395,10 +3703,10 @@ vb_zero142:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero143:
+vb_zero145:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero144
+	JZ           vb_zero146
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3413,7 +3721,7 @@ vb_zero143:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero144:
+vb_zero146:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3432,44 +3740,44 @@ vb_zero144:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero145
+	JZ           vb_zero147
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero145:
+vb_zero147:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero146
+	JZ           vb_zero148
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero146:
+vb_zero148:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero147
+	JZ           vb_zero149
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero147:
+vb_zero149:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero148
+	JZ           vb_zero150
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero148:
+vb_zero150:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3477,44 +3785,44 @@ vb_zero148:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head139
+	JNZ     vb_head141
 
-vb_head_done140:
-vb_group_next105:
+vb_head_done142:
+vb_group_next107:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group102
+	JNZ  vb_group104
 
-vb_group_done103:
+vb_group_done105:
 	DECQ R11
-	JNZ  vb_query100
+	JNZ  vb_query102
 
-vb_query_done101:
+vb_query_done103:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys98
+	JMP  vb_keys100
 
-vb_keys_done99:
+vb_keys_done101:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done150
+	JZ     kv_key_done152
 
-kv_key149:
+kv_key151:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done152
+	JZ    kv_query_done154
 
-kv_query151:
+kv_query153:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done154
+	JZ    kv_group_done156
 
-kv_group153:
+kv_group155:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3535,12 +3843,12 @@ kv_group153:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done156
+	JZ         kv_head_done158
 
-kv_head155:
+kv_head157:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero157
+	JZ           kv_zero159
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3591,28 +3899,28 @@ kv_head155:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero157:
+kv_zero159:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head155
+	JNZ  kv_head157
 
-kv_head_done156:
+kv_head_done158:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group153
+	JNZ  kv_group155
 
-kv_group_done154:
+kv_group_done156:
 	DECQ R12
-	JNZ  kv_query151
+	JNZ  kv_query153
 
-kv_query_done152:
+kv_query_done154:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key149
+	JNZ  kv_key151
 
-kv_key_done150:
+kv_key_done152:
 	VZEROUPPER
 	RET
 
@@ -3625,9 +3933,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop159:
+loop161:
 	CMPQ    CX, $0x00000010
-	JB      loop_end160
+	JB      loop_end162
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3638,23 +3946,23 @@ loop159:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop159
+	JMP     loop161
 
-loop_end160:
-loop161:
+loop_end162:
+loop163:
 	CMPQ    CX, $0x00000008
-	JB      loop_end162
+	JB      loop_end164
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop161
+	JMP     loop163
 
-loop_end162:
+loop_end164:
 	TESTQ      CX, CX
-	JZ         loop_done158
+	JZ         loop_done160
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3664,7 +3972,7 @@ loop_end162:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done158:
+loop_done160:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3672,10 +3980,10 @@ loop_done158:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store163
+	JZ           max_store165
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store163:
+max_store165:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3695,9 +4003,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop165:
+loop167:
 	CMPQ         CX, $0x00000008
-	JB           loop_end166
+	JB           loop_end168
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3720,11 +4028,11 @@ loop165:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop165
+	JMP          loop167
 
-loop_end166:
+loop_end168:
 	TESTQ        CX, CX
-	JZ           loop_done164
+	JZ           loop_done166
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3750,7 +4058,7 @@ loop_end166:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done164:
+loop_done166:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3772,18 +4080,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done167
+	JZ     rope_done169
 	TESTL  R8, R8
-	JS     rope_inverse168
+	JS     rope_inverse170
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream169
+	JA     rope_stream171
 
-rope_token171:
+rope_token173:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -3805,14 +4113,14 @@ rope_token171:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done172
+	JZ      rope_heads_done174
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src173
+	JNE     rope_heads_from_src175
 
-rope_head174:
+rope_head176:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -3855,13 +4163,13 @@ rope_head174:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head174
-	JMP            rope_heads_done172
+	JNZ            rope_head176
+	JMP            rope_heads_done174
 
-rope_heads_from_src173:
+rope_heads_from_src175:
 	MOVQ CX, R10
 
-rope_head175:
+rope_head177:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -3905,17 +4213,17 @@ rope_head175:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head175
+	JNZ            rope_head177
 
-rope_heads_done172:
+rope_heads_done174:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done176
+	JZ    rope_heads_done178
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head177:
+rope_head179:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -3958,9 +4266,9 @@ rope_head177:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head177
+	JNZ            rope_head179
 
-rope_heads_done176:
+rope_heads_done178:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3970,11 +4278,11 @@ rope_heads_done176:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token171
-	JMP  rope_tokens_done170
+	JNZ  rope_token173
+	JMP  rope_tokens_done172
 
-rope_stream169:
-rope_token178:
+rope_stream171:
+rope_token180:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -3996,16 +4304,16 @@ rope_token178:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done179
+	JZ      rope_heads_done181
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src180
+	JNE     rope_heads_from_src182
 
-rope_head181:
+rope_head183:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -4056,13 +4364,13 @@ rope_head181:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head181
-	JMP            rope_heads_done179
+	JNZ            rope_head183
+	JMP            rope_heads_done181
 
-rope_heads_from_src180:
+rope_heads_from_src182:
 	MOVQ CX, R10
 
-rope_head182:
+rope_head184:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4114,19 +4422,19 @@ rope_head182:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head182
+	JNZ            rope_head184
 
-rope_heads_done179:
+rope_heads_done181:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done183
+	JZ    rope_heads_done185
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head184:
+rope_head186:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -4177,9 +4485,9 @@ rope_head184:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head184
+	JNZ            rope_head186
 
-rope_heads_done183:
+rope_heads_done185:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4189,21 +4497,21 @@ rope_heads_done183:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token178
+	JNZ  rope_token180
 
-rope_tokens_done170:
-	JMP rope_done167
+rope_tokens_done172:
+	JMP rope_done169
 
-rope_inverse168:
+rope_inverse170:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream185
+	JA     rope_stream187
 
-rope_token187:
+rope_token189:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4225,12 +4533,12 @@ rope_token187:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done188
+	JZ      rope_heads_done190
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head189:
+rope_head191:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4273,19 +4581,19 @@ rope_head189:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head189
+	JNZ            rope_head191
 
-rope_heads_done188:
+rope_heads_done190:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token187
-	JMP  rope_tokens_done186
+	JNZ  rope_token189
+	JMP  rope_tokens_done188
 
-rope_stream185:
-rope_token190:
+rope_stream187:
+rope_token192:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4307,14 +4615,14 @@ rope_token190:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done191
+	JZ      rope_heads_done193
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head192:
+rope_head194:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -4365,18 +4673,18 @@ rope_head192:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head192
+	JNZ            rope_head194
 
-rope_heads_done191:
+rope_heads_done193:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token190
+	JNZ  rope_token192
 
-rope_tokens_done186:
-rope_done167:
+rope_tokens_done188:
+rope_done169:
 	VZEROUPPER
 	RET
 
@@ -4390,10 +4698,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done193
+	JZ      combine_done195
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token194:
+combine_token196:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -4513,9 +4821,9 @@ combine_token194:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token194
+	JNZ       combine_token196
 
-combine_done193:
+combine_done195:
 	VZEROUPPER
 	RET
 
@@ -4689,6 +4997,178 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done197
+	VMOVUPS far_dup16_0<>+0(SB), Z0
+	VMOVUPS far_dup16_1<>+0(SB), Z1
+
+far_token198:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Z2
+	VMOVUPS 393472(CX)(SI*1), Z3
+	VMOVUPS 262144(CX)(R9*1), Z4
+	VMOVUPS 262400(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131072(CX)(R8*1), Z2
+	VMOVUPS 131328(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (CX)(DI*1), Z3
+	VMOVUPS 256(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, (AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 64(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 512(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 576(AX)
+	VMOVUPS 393280(CX)(SI*1), Z2
+	VMOVUPS 393536(CX)(SI*1), Z3
+	VMOVUPS 262208(CX)(R9*1), Z4
+	VMOVUPS 262464(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131136(CX)(R8*1), Z2
+	VMOVUPS 131392(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 64(CX)(DI*1), Z3
+	VMOVUPS 320(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 128(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 192(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 640(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 704(AX)
+	VMOVUPS 393344(CX)(SI*1), Z2
+	VMOVUPS 393600(CX)(SI*1), Z3
+	VMOVUPS 262272(CX)(R9*1), Z4
+	VMOVUPS 262528(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131200(CX)(R8*1), Z2
+	VMOVUPS 131456(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 128(CX)(DI*1), Z3
+	VMOVUPS 384(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 256(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 320(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 768(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 832(AX)
+	VMOVUPS 393408(CX)(SI*1), Z2
+	VMOVUPS 393664(CX)(SI*1), Z3
+	VMOVUPS 262336(CX)(R9*1), Z4
+	VMOVUPS 262592(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131264(CX)(R8*1), Z2
+	VMOVUPS 131520(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 192(CX)(DI*1), Z3
+	VMOVUPS 448(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 384(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 448(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 896(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 960(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token198
+
+far_done197:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX512(x []float32, scales []float32, rowLen int)
 // Requires: AVX, AVX512F
 TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
@@ -4697,20 +5177,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done195
+	JZ    scale_done199
 	TESTQ BX, BX
-	JZ    scale_done195
+	JZ    scale_done199
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token196:
+scale_token200:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop198:
+loop202:
 	CMPQ    R8, $0x00000040
-	JB      loop_end199
+	JB      loop_end203
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -4721,34 +5201,34 @@ loop198:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop198
+	JMP     loop202
 
-loop_end199:
-loop200:
+loop_end203:
+loop204:
 	CMPQ    R8, $0x00000010
-	JB      loop_end201
+	JB      loop_end205
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop200
+	JMP     loop204
 
-loop_end201:
+loop_end205:
 	TESTQ     R8, R8
-	JZ        loop_done197
+	JZ        loop_done201
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done197:
+loop_done201:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token196
+	JNZ  scale_token200
 
-scale_done195:
+scale_done199:
 	VZEROUPPER
 	RET
 
@@ -4762,23 +5242,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups202
+	JNE   kv_groups206
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows203:
+s1_rows207:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done204
+	JL   s1_rows_done208
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys205:
+s1_keys209:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done206
+	JL            s1_keys_done210
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -5025,13 +5505,13 @@ s1_keys205:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys205
+	JMP           s1_keys209
 
-s1_keys_done206:
+s1_keys_done210:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done208
+	JZ    s1_key_tail_done212
 
-s1_key_tail207:
+s1_key_tail211:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5140,29 +5620,29 @@ s1_key_tail207:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail207
+	JNZ           s1_key_tail211
 
-s1_key_tail_done208:
+s1_key_tail_done212:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows203
+	JMP  s1_rows207
 
-s1_rows_done204:
+s1_rows_done208:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done210
+	JZ    s1_row_tail_done214
 
-s1_row_tail209:
+s1_row_tail213:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done212
+	JZ    s1_row_tail_key_done216
 
-s1_row_tail_key211:
+s1_row_tail_key215:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5192,40 +5672,40 @@ s1_row_tail_key211:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key211
+	JNZ           s1_row_tail_key215
 
-s1_row_tail_key_done212:
+s1_row_tail_key_done216:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail209
+	JNZ  s1_row_tail213
 
-s1_row_tail_done210:
+s1_row_tail_done214:
 	VZEROUPPER
 	RET
 
-kv_groups202:
+kv_groups206:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key213
+	JNZ   kv_by_key217
 
-kb_keys214:
+kb_keys218:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done215
+	JL    kb_keys_done219
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done217
+	JZ    kb_query_done221
 
-kb_query216:
+kb_query220:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done219
+	JZ    kb_group_done223
 
-kb_group218:
+kb_group222:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5264,7 +5744,7 @@ kb_group218:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows220:
+kb_rows224:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5514,42 +5994,42 @@ kb_rows220:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows220
+	JNZ           kb_rows224
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group218
+	JNZ           kb_group222
 
-kb_group_done219:
+kb_group_done223:
 	DECQ R11
-	JNZ  kb_query216
+	JNZ  kb_query220
 
-kb_query_done217:
+kb_query_done221:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys214
+	JMP  kb_keys218
 
-kb_keys_done215:
-kv_by_key213:
+kb_keys_done219:
+kv_by_key217:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done222
+	JZ     kv_key_done226
 
-kv_key221:
+kv_key225:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done224
+	JZ    kv_query_done228
 
-kv_query223:
+kv_query227:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done226
+	JZ    kv_group_done230
 
-kv_group225:
+kv_group229:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5568,9 +6048,9 @@ kv_group225:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done228
+	JZ         kv_head_done232
 
-kv_head227:
+kv_head231:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5592,24 +6072,24 @@ kv_head227:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head227
+	JNZ           kv_head231
 
-kv_head_done228:
+kv_head_done232:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group225
+	JNZ  kv_group229
 
-kv_group_done226:
+kv_group_done230:
 	DECQ R11
-	JNZ  kv_query223
+	JNZ  kv_query227
 
-kv_query_done224:
+kv_query_done228:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key221
+	JNZ  kv_key225
 
-kv_key_done222:
+kv_key_done226:
 	VZEROUPPER
 	RET
 
@@ -5623,7 +6103,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups229
+	JNE   kv_groups233
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5631,9 +6111,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done231
+	JZ    v1_row_done235
 
-v1_row230:
+v1_row234:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5655,12 +6135,12 @@ v1_row230:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done233
+	JZ           v1_key_done237
 
-v1_key232:
+v1_key236:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero234
+	JZ           v1_zero238
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5671,13 +6151,13 @@ v1_key232:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero234:
+v1_zero238:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key232
+	JNZ  v1_key236
 
-v1_key_done233:
+v1_key_done237:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5690,22 +6170,22 @@ v1_key_done233:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row230
+	JNZ     v1_row234
 
-v1_row_done231:
+v1_row_done235:
 	VZEROUPPER
 	RET
 
-kv_groups229:
+kv_groups233:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done236
+	JZ    kv_rescale_done240
 
-kv_rescale235:
+kv_rescale239:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5734,28 +6214,28 @@ kv_rescale235:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale235
+	JNZ          kv_rescale239
 
-kv_rescale_done236:
+kv_rescale_done240:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys237:
+vb_keys241:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done238
+	JL    vb_keys_done242
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done240
+	JZ    vb_query_done244
 
-vb_query239:
+vb_query243:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done242
+	JZ    vb_group_done246
 
-vb_group241:
+vb_group245:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -5794,9 +6274,9 @@ vb_group241:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row243
+	JNZ        vb_by_row247
 
-vb_rows245:
+vb_rows249:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5819,73 +6299,28 @@ vb_rows245:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero246
+	JZ           vh_zero250
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero246:
+vh_zero250:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero247
+	JZ           vh_zero251
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero247:
+vh_zero251:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero248
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero248:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero249
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero249:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero250
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero250:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero251
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero251:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero252
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5893,44 +6328,44 @@ vh_zero251:
 
 vh_zero252:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero253
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero253:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero254
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero254:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero255
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero255:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero256
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5938,44 +6373,44 @@ vh_zero255:
 
 vh_zero256:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero257
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero257:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero258
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero258:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero259
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero259:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero260
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5983,16 +6418,61 @@ vh_zero259:
 
 vh_zero260:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero261
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero261:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero262
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero262:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero263
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero263:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero264
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero264:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero265
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero265:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -6031,73 +6511,28 @@ vh_zero261:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero262
+	JZ           vh_zero266
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero262:
+vh_zero266:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero263
+	JZ           vh_zero267
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero263:
+vh_zero267:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero264
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero264:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero265
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero265:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero266
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero266:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero267
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero267:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero268
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6105,44 +6540,44 @@ vh_zero267:
 
 vh_zero268:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero269
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero269:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero270
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero270:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero271
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero271:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero272
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6150,44 +6585,44 @@ vh_zero271:
 
 vh_zero272:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero273
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero273:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero274
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero274:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero275
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero275:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero276
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6195,16 +6630,61 @@ vh_zero275:
 
 vh_zero276:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero277
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero277:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero278
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero278:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero279
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero279:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero280
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero280:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero281
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero281:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -6227,15 +6707,15 @@ vh_zero277:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows245
-	JMP     vb_group_next244
+	JNZ     vb_rows249
+	JMP     vb_group_next248
 
-vb_by_row243:
+vb_by_row247:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done279
+	JZ    vb_head_done283
 
-vb_head278:
+vb_head282:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6246,7 +6726,7 @@ vb_head278:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero280
+	JZ           vb_zero284
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -6257,10 +6737,10 @@ vb_head278:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero280:
+vb_zero284:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero281
+	JZ           vb_zero285
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -6271,10 +6751,10 @@ vb_zero280:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero281:
+vb_zero285:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero282
+	JZ           vb_zero286
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -6285,10 +6765,10 @@ vb_zero281:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero282:
+vb_zero286:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero283
+	JZ           vb_zero287
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -6299,7 +6779,7 @@ vb_zero282:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero283:
+vb_zero287:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6311,44 +6791,44 @@ vb_zero283:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head278
+	JNZ     vb_head282
 
-vb_head_done279:
-vb_group_next244:
+vb_head_done283:
+vb_group_next248:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group241
+	JNZ  vb_group245
 
-vb_group_done242:
+vb_group_done246:
 	DECQ R11
-	JNZ  vb_query239
+	JNZ  vb_query243
 
-vb_query_done240:
+vb_query_done244:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys237
+	JMP  vb_keys241
 
-vb_keys_done238:
+vb_keys_done242:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done285
+	JZ     kv_key_done289
 
-kv_key284:
+kv_key288:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done287
+	JZ    kv_query_done291
 
-kv_query286:
+kv_query290:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done289
+	JZ    kv_group_done293
 
-kv_group288:
+kv_group292:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6367,12 +6847,12 @@ kv_group288:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done291
+	JZ         kv_head_done295
 
-kv_head290:
+kv_head294:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero292
+	JZ           kv_zero296
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -6399,28 +6879,28 @@ kv_head290:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero292:
+kv_zero296:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head290
+	JNZ  kv_head294
 
-kv_head_done291:
+kv_head_done295:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group288
+	JNZ  kv_group292
 
-kv_group_done289:
+kv_group_done293:
 	DECQ R12
-	JNZ  kv_query286
+	JNZ  kv_query290
 
-kv_query_done287:
+kv_query_done291:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key284
+	JNZ  kv_key288
 
-kv_key_done285:
+kv_key_done289:
 	VZEROUPPER
 	RET
 
@@ -6433,9 +6913,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop294:
+loop298:
 	CMPQ    CX, $0x00000020
-	JB      loop_end295
+	JB      loop_end299
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6446,23 +6926,23 @@ loop294:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop294
+	JMP     loop298
 
-loop_end295:
-loop296:
+loop_end299:
+loop300:
 	CMPQ    CX, $0x00000010
-	JB      loop_end297
+	JB      loop_end301
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop296
+	JMP     loop300
 
-loop_end297:
+loop_end301:
 	TESTQ     CX, CX
-	JZ        loop_done293
+	JZ        loop_done297
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6470,7 +6950,7 @@ loop_end297:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done293:
+loop_done297:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6480,10 +6960,10 @@ loop_done293:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store298
+	JZ            max_store302
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store298:
+max_store302:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6510,9 +6990,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop300:
+loop304:
 	CMPQ         CX, $0x00000010
-	JB           loop_end301
+	JB           loop_end305
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6534,11 +7014,11 @@ loop300:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop300
+	JMP          loop304
 
-loop_end301:
+loop_end305:
 	TESTQ        CX, CX
-	JZ           loop_done299
+	JZ           loop_done303
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6562,7 +7042,7 @@ loop_end301:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done299:
+loop_done303:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6584,6 +7064,26 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_0<>+0(SB)/4, $0x00000000
+DATA far_dup8_0<>+4(SB)/4, $0x00000000
+DATA far_dup8_0<>+8(SB)/4, $0x00000001
+DATA far_dup8_0<>+12(SB)/4, $0x00000001
+DATA far_dup8_0<>+16(SB)/4, $0x00000002
+DATA far_dup8_0<>+20(SB)/4, $0x00000002
+DATA far_dup8_0<>+24(SB)/4, $0x00000003
+DATA far_dup8_0<>+28(SB)/4, $0x00000003
+GLOBL far_dup8_0<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_1<>+0(SB)/4, $0x00000004
+DATA far_dup8_1<>+4(SB)/4, $0x00000004
+DATA far_dup8_1<>+8(SB)/4, $0x00000005
+DATA far_dup8_1<>+12(SB)/4, $0x00000005
+DATA far_dup8_1<>+16(SB)/4, $0x00000006
+DATA far_dup8_1<>+20(SB)/4, $0x00000006
+DATA far_dup8_1<>+24(SB)/4, $0x00000007
+DATA far_dup8_1<>+28(SB)/4, $0x00000007
+GLOBL far_dup8_1<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -6708,6 +7208,42 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_0<>+0(SB)/4, $0x00000000
+DATA far_dup16_0<>+4(SB)/4, $0x00000000
+DATA far_dup16_0<>+8(SB)/4, $0x00000001
+DATA far_dup16_0<>+12(SB)/4, $0x00000001
+DATA far_dup16_0<>+16(SB)/4, $0x00000002
+DATA far_dup16_0<>+20(SB)/4, $0x00000002
+DATA far_dup16_0<>+24(SB)/4, $0x00000003
+DATA far_dup16_0<>+28(SB)/4, $0x00000003
+DATA far_dup16_0<>+32(SB)/4, $0x00000004
+DATA far_dup16_0<>+36(SB)/4, $0x00000004
+DATA far_dup16_0<>+40(SB)/4, $0x00000005
+DATA far_dup16_0<>+44(SB)/4, $0x00000005
+DATA far_dup16_0<>+48(SB)/4, $0x00000006
+DATA far_dup16_0<>+52(SB)/4, $0x00000006
+DATA far_dup16_0<>+56(SB)/4, $0x00000007
+DATA far_dup16_0<>+60(SB)/4, $0x00000007
+GLOBL far_dup16_0<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_1<>+0(SB)/4, $0x00000008
+DATA far_dup16_1<>+4(SB)/4, $0x00000008
+DATA far_dup16_1<>+8(SB)/4, $0x00000009
+DATA far_dup16_1<>+12(SB)/4, $0x00000009
+DATA far_dup16_1<>+16(SB)/4, $0x0000000a
+DATA far_dup16_1<>+20(SB)/4, $0x0000000a
+DATA far_dup16_1<>+24(SB)/4, $0x0000000b
+DATA far_dup16_1<>+28(SB)/4, $0x0000000b
+DATA far_dup16_1<>+32(SB)/4, $0x0000000c
+DATA far_dup16_1<>+36(SB)/4, $0x0000000c
+DATA far_dup16_1<>+40(SB)/4, $0x0000000d
+DATA far_dup16_1<>+44(SB)/4, $0x0000000d
+DATA far_dup16_1<>+48(SB)/4, $0x0000000e
+DATA far_dup16_1<>+52(SB)/4, $0x0000000e
+DATA far_dup16_1<>+56(SB)/4, $0x0000000f
+DATA far_dup16_1<>+60(SB)/4, $0x0000000f
+GLOBL far_dup16_1<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

@@ -947,6 +947,152 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done29
+
+far_token30:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Y0
+	VMOVUPS 196736(CX)(SI*1), Y1
+	VMOVUPS 131072(CX)(R9*1), Y2
+	VMOVUPS 131200(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65536(CX)(R8*1), Y0
+	VMOVUPS 65664(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 128(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 128(AX)
+	VMOVUPS 196640(CX)(SI*1), Y0
+	VMOVUPS 196768(CX)(SI*1), Y1
+	VMOVUPS 131104(CX)(R9*1), Y2
+	VMOVUPS 131232(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65568(CX)(R8*1), Y0
+	VMOVUPS 65696(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 160(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 160(AX)
+	VMOVUPS 196672(CX)(SI*1), Y0
+	VMOVUPS 196800(CX)(SI*1), Y1
+	VMOVUPS 131136(CX)(R9*1), Y2
+	VMOVUPS 131264(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65600(CX)(R8*1), Y0
+	VMOVUPS 65728(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 192(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 192(AX)
+	VMOVUPS 196704(CX)(SI*1), Y0
+	VMOVUPS 196832(CX)(SI*1), Y1
+	VMOVUPS 131168(CX)(R9*1), Y2
+	VMOVUPS 131296(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 65632(CX)(R8*1), Y0
+	VMOVUPS 65760(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 224(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 224(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token30
+
+far_done29:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -957,23 +1103,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups29
+	JNE   kv_groups31
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows30:
+s1_rows32:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done31
+	JL   s1_rows_done33
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys32:
+s1_keys34:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done33
+	JL           s1_keys_done35
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      1024(SI), Y7
@@ -1438,13 +1584,13 @@ s1_keys32:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys32
+	JMP          s1_keys34
 
-s1_keys_done33:
+s1_keys_done35:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done35
+	JZ    s1_key_tail_done37
 
-s1_key_tail34:
+s1_key_tail36:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1592,27 +1738,27 @@ s1_key_tail34:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail34
+	JNZ          s1_key_tail36
 
-s1_key_tail_done35:
+s1_key_tail_done37:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows30
+	JMP  s1_rows32
 
-s1_rows_done31:
+s1_rows_done33:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done37
+	JZ    s1_row_tail_done39
 
-s1_row_tail36:
+s1_row_tail38:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done39
+	JZ    s1_row_tail_key_done41
 
-s1_row_tail_key38:
+s1_row_tail_key40:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1688,40 +1834,40 @@ s1_row_tail_key38:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key38
+	JNZ          s1_row_tail_key40
 
-s1_row_tail_key_done39:
+s1_row_tail_key_done41:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail36
+	JNZ  s1_row_tail38
 
-s1_row_tail_done37:
+s1_row_tail_done39:
 	VZEROUPPER
 	RET
 
-kv_groups29:
+kv_groups31:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key40
+	JNZ   kv_by_key42
 
-kb_keys41:
+kb_keys43:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done42
+	JL    kb_keys_done44
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done44
+	JZ    kb_query_done46
 
-kb_query43:
+kb_query45:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done46
+	JZ    kb_group_done48
 
-kb_group45:
+kb_group47:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1792,7 +1938,7 @@ kb_group45:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows47:
+kb_rows49:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      1024(DI), Y7
@@ -2258,42 +2404,42 @@ kb_rows47:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows47
+	JNZ          kb_rows49
 	ADDQ         $0x00000400, R9
 	DECQ         R12
-	JNZ          kb_group45
+	JNZ          kb_group47
 
-kb_group_done46:
+kb_group_done48:
 	DECQ R11
-	JNZ  kb_query43
+	JNZ  kb_query45
 
-kb_query_done44:
+kb_query_done46:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys41
+	JMP  kb_keys43
 
-kb_keys_done42:
-kv_by_key40:
+kb_keys_done44:
+kv_by_key42:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done49
+	JZ     kv_key_done51
 
-kv_key48:
+kv_key50:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kv_query_done53
 
-kv_query50:
+kv_query52:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kv_group_done55
 
-kv_group52:
+kv_group54:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2322,9 +2468,9 @@ kv_group52:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done57
 
-kv_head54:
+kv_head56:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2390,24 +2536,24 @@ kv_head54:
 	ADDQ         $0x00000400, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head56
 
-kv_head_done55:
+kv_head_done57:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group54
 
-kv_group_done53:
+kv_group_done55:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query52
 
-kv_query_done51:
+kv_query_done53:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key50
 
-kv_key_done49:
+kv_key_done51:
 	VZEROUPPER
 	RET
 
@@ -2421,7 +2567,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups58
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2429,9 +2575,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done60
 
-v1_row57:
+v1_row59:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2461,12 +2607,12 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done62
 
-v1_key59:
+v1_key61:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero63
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2481,13 +2627,13 @@ v1_key59:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero61:
+v1_zero63:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key61
 
-v1_key_done60:
+v1_key_done62:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2529,12 +2675,12 @@ v1_key_done60:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done63
+	JZ           v1_key_done65
 
-v1_key62:
+v1_key64:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero64
+	JZ           v1_zero66
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
@@ -2549,13 +2695,13 @@ v1_key62:
 	VFMADD231PS  704(R9), Y0, Y11
 	VFMADD231PS  736(R9), Y0, Y12
 
-v1_zero64:
+v1_zero66:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key62
+	JNZ  v1_key64
 
-v1_key_done63:
+v1_key_done65:
 	VMOVUPS      Y1, 384(CX)
 	VMOVUPS      Y2, 416(CX)
 	VMOVUPS      Y3, 448(CX)
@@ -2589,12 +2735,12 @@ v1_key_done63:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done66
+	JZ           v1_key_done68
 
-v1_key65:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero67
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  768(R9), Y0, Y1
 	VFMADD231PS  800(R9), Y0, Y2
@@ -2605,13 +2751,13 @@ v1_key65:
 	VFMADD231PS  960(R9), Y0, Y7
 	VFMADD231PS  992(R9), Y0, Y8
 
-v1_zero67:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key65
+	JNZ  v1_key67
 
-v1_key_done66:
+v1_key_done68:
 	VMOVUPS Y1, 768(CX)
 	VMOVUPS Y2, 800(CX)
 	VMOVUPS Y3, 832(CX)
@@ -2624,22 +2770,22 @@ v1_key_done66:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row59
 
-v1_row_done58:
+v1_row_done60:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups58:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done69
+	JZ    kv_rescale_done71
 
-kv_rescale68:
+kv_rescale70:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2740,28 +2886,28 @@ kv_rescale68:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale68
+	JNZ          kv_rescale70
 
-kv_rescale_done69:
+kv_rescale_done71:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys70:
+vb_keys72:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done71
+	JL    vb_keys_done73
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done73
+	JZ    vb_query_done75
 
-vb_query72:
+vb_query74:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done75
+	JZ    vb_group_done77
 
-vb_group74:
+vb_group76:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2832,9 +2978,9 @@ vb_group74:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row76
+	JNZ        vb_by_row78
 
-vb_rows78:
+vb_rows80:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2849,96 +2995,96 @@ vb_rows78:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero81
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero81:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero82
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero82:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero83
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero83:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero84:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero85:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero86:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero87:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero88:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2961,96 +3107,96 @@ vh_zero86:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero92:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero94:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero96:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3073,96 +3219,96 @@ vh_zero94:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero97:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero98:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero99:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero100:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero101:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero102:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero103:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero104:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3185,96 +3331,96 @@ vh_zero102:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero105:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero106:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero107:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero108:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero107:
+vh_zero109:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero108:
+vh_zero110:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero111:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero112:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -3297,96 +3443,96 @@ vh_zero110:
 	VMOVUPS      608(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero113:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero114:
 	VMOVUPS      512(R9)(DX*1), Y8
 	VMOVUPS      544(R9)(DX*1), Y9
 	VMOVUPS      576(R9)(DX*1), Y10
 	VMOVUPS      608(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero115:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero116:
 	VMOVUPS      512(R9)(DX*2), Y8
 	VMOVUPS      544(R9)(DX*2), Y9
 	VMOVUPS      576(R9)(DX*2), Y10
 	VMOVUPS      608(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero117:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero118
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero118:
 	VMOVUPS      512(R9)(R10*1), Y8
 	VMOVUPS      544(R9)(R10*1), Y9
 	VMOVUPS      576(R9)(R10*1), Y10
 	VMOVUPS      608(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero119
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero119:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero120
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero120:
 	VMOVUPS      Y0, 512(DI)
 	VMOVUPS      Y1, 544(DI)
 	VMOVUPS      Y2, 576(DI)
@@ -3409,96 +3555,96 @@ vh_zero118:
 	VMOVUPS      736(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero121
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero121:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero122
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero122:
 	VMOVUPS      640(R9)(DX*1), Y8
 	VMOVUPS      672(R9)(DX*1), Y9
 	VMOVUPS      704(R9)(DX*1), Y10
 	VMOVUPS      736(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero123
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero123:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero124
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero124:
 	VMOVUPS      640(R9)(DX*2), Y8
 	VMOVUPS      672(R9)(DX*2), Y9
 	VMOVUPS      704(R9)(DX*2), Y10
 	VMOVUPS      736(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero125
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero125:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero126
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero126:
 	VMOVUPS      640(R9)(R10*1), Y8
 	VMOVUPS      672(R9)(R10*1), Y9
 	VMOVUPS      704(R9)(R10*1), Y10
 	VMOVUPS      736(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero127
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero127:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero128
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero128:
 	VMOVUPS      Y0, 640(DI)
 	VMOVUPS      Y1, 672(DI)
 	VMOVUPS      Y2, 704(DI)
@@ -3521,96 +3667,96 @@ vh_zero126:
 	VMOVUPS      864(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero129
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero129:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero130
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero130:
 	VMOVUPS      768(R9)(DX*1), Y8
 	VMOVUPS      800(R9)(DX*1), Y9
 	VMOVUPS      832(R9)(DX*1), Y10
 	VMOVUPS      864(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero131
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero131:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero132
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero132:
 	VMOVUPS      768(R9)(DX*2), Y8
 	VMOVUPS      800(R9)(DX*2), Y9
 	VMOVUPS      832(R9)(DX*2), Y10
 	VMOVUPS      864(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero133
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero133:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero134
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero134:
 	VMOVUPS      768(R9)(R10*1), Y8
 	VMOVUPS      800(R9)(R10*1), Y9
 	VMOVUPS      832(R9)(R10*1), Y10
 	VMOVUPS      864(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero135
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero135:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero136
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero136:
 	VMOVUPS      Y0, 768(DI)
 	VMOVUPS      Y1, 800(DI)
 	VMOVUPS      Y2, 832(DI)
@@ -3633,96 +3779,96 @@ vh_zero134:
 	VMOVUPS      992(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero137
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero137:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero138
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero138:
 	VMOVUPS      896(R9)(DX*1), Y8
 	VMOVUPS      928(R9)(DX*1), Y9
 	VMOVUPS      960(R9)(DX*1), Y10
 	VMOVUPS      992(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero139
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero139:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero140
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero140:
 	VMOVUPS      896(R9)(DX*2), Y8
 	VMOVUPS      928(R9)(DX*2), Y9
 	VMOVUPS      960(R9)(DX*2), Y10
 	VMOVUPS      992(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero141
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero141:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero142
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero142:
 	VMOVUPS      896(R9)(R10*1), Y8
 	VMOVUPS      928(R9)(R10*1), Y9
 	VMOVUPS      960(R9)(R10*1), Y10
 	VMOVUPS      992(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero143
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero143:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero144
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero144:
 	VMOVUPS Y0, 896(DI)
 	VMOVUPS Y1, 928(DI)
 	VMOVUPS Y2, 960(DI)
@@ -3735,15 +3881,15 @@ vh_zero142:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows78
-	JMP     vb_group_next77
+	JNZ     vb_rows80
+	JMP     vb_group_next79
 
-vb_by_row76:
+vb_by_row78:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done144
+	JZ    vb_head_done146
 
-vb_head143:
+vb_head145:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3758,7 +3904,7 @@ vb_head143:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero145
+	JZ           vb_zero147
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3773,10 +3919,10 @@ vb_head143:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero145:
+vb_zero147:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero146
+	JZ           vb_zero148
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3791,10 +3937,10 @@ vb_zero145:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero146:
+vb_zero148:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero147
+	JZ           vb_zero149
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3809,10 +3955,10 @@ vb_zero146:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero147:
+vb_zero149:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero148
+	JZ           vb_zero150
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3827,7 +3973,7 @@ vb_zero147:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero148:
+vb_zero150:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3854,7 +4000,7 @@ vb_zero148:
 	VMOVUPS      736(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero149
+	JZ           vb_zero151
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -3869,10 +4015,10 @@ vb_zero148:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero149:
+vb_zero151:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero150
+	JZ           vb_zero152
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -3887,10 +4033,10 @@ vb_zero149:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero150:
+vb_zero152:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero151
+	JZ           vb_zero153
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R9)(DX*2), Y12, Y0
 	VFMADD231PS  416(R9)(DX*2), Y12, Y1
@@ -3905,10 +4051,10 @@ vb_zero150:
 	VFMADD231PS  704(R9)(DX*2), Y12, Y10
 	VFMADD231PS  736(R9)(DX*2), Y12, Y11
 
-vb_zero151:
+vb_zero153:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero152
+	JZ           vb_zero154
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R9)(R10*1), Y12, Y0
 	VFMADD231PS  416(R9)(R10*1), Y12, Y1
@@ -3923,7 +4069,7 @@ vb_zero151:
 	VFMADD231PS  704(R9)(R10*1), Y12, Y10
 	VFMADD231PS  736(R9)(R10*1), Y12, Y11
 
-vb_zero152:
+vb_zero154:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -3946,7 +4092,7 @@ vb_zero152:
 	VMOVUPS      992(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero153
+	JZ           vb_zero155
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -3957,10 +4103,10 @@ vb_zero152:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero153:
+vb_zero155:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero154
+	JZ           vb_zero156
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -3971,10 +4117,10 @@ vb_zero153:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero154:
+vb_zero156:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero155
+	JZ           vb_zero157
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R9)(DX*2), Y8, Y0
 	VFMADD231PS  800(R9)(DX*2), Y8, Y1
@@ -3985,10 +4131,10 @@ vb_zero154:
 	VFMADD231PS  960(R9)(DX*2), Y8, Y6
 	VFMADD231PS  992(R9)(DX*2), Y8, Y7
 
-vb_zero155:
+vb_zero157:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero156
+	JZ           vb_zero158
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R9)(R10*1), Y8, Y0
 	VFMADD231PS  800(R9)(R10*1), Y8, Y1
@@ -3999,7 +4145,7 @@ vb_zero155:
 	VFMADD231PS  960(R9)(R10*1), Y8, Y6
 	VFMADD231PS  992(R9)(R10*1), Y8, Y7
 
-vb_zero156:
+vb_zero158:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -4011,44 +4157,44 @@ vb_zero156:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head143
+	JNZ     vb_head145
 
-vb_head_done144:
-vb_group_next77:
+vb_head_done146:
+vb_group_next79:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group74
+	JNZ  vb_group76
 
-vb_group_done75:
+vb_group_done77:
 	DECQ R11
-	JNZ  vb_query72
+	JNZ  vb_query74
 
-vb_query_done73:
+vb_query_done75:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys70
+	JMP  vb_keys72
 
-vb_keys_done71:
+vb_keys_done73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done158
+	JZ     kv_key_done160
 
-kv_key157:
+kv_key159:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done160
+	JZ    kv_query_done162
 
-kv_query159:
+kv_query161:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done162
+	JZ    kv_group_done164
 
-kv_group161:
+kv_group163:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4077,12 +4223,12 @@ kv_group161:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done164
+	JZ         kv_head_done166
 
-kv_head163:
+kv_head165:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero165
+	JZ           kv_zero167
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4181,28 +4327,28 @@ kv_head163:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero165:
+kv_zero167:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head163
+	JNZ  kv_head165
 
-kv_head_done164:
+kv_head_done166:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group161
+	JNZ  kv_group163
 
-kv_group_done162:
+kv_group_done164:
 	DECQ R12
-	JNZ  kv_query159
+	JNZ  kv_query161
 
-kv_query_done160:
+kv_query_done162:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key157
+	JNZ  kv_key159
 
-kv_key_done158:
+kv_key_done160:
 	VZEROUPPER
 	RET
 
@@ -4215,9 +4361,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop167:
+loop169:
 	CMPQ    CX, $0x00000010
-	JB      loop_end168
+	JB      loop_end170
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4228,23 +4374,23 @@ loop167:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop167
+	JMP     loop169
 
-loop_end168:
-loop169:
+loop_end170:
+loop171:
 	CMPQ    CX, $0x00000008
-	JB      loop_end170
+	JB      loop_end172
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop169
+	JMP     loop171
 
-loop_end170:
+loop_end172:
 	TESTQ      CX, CX
-	JZ         loop_done166
+	JZ         loop_done168
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4254,7 +4400,7 @@ loop_end170:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done166:
+loop_done168:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4262,10 +4408,10 @@ loop_done166:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store171
+	JZ           max_store173
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store171:
+max_store173:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4285,9 +4431,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop173:
+loop175:
 	CMPQ         CX, $0x00000008
-	JB           loop_end174
+	JB           loop_end176
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4310,11 +4456,11 @@ loop173:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop173
+	JMP          loop175
 
-loop_end174:
+loop_end176:
 	TESTQ        CX, CX
-	JZ           loop_done172
+	JZ           loop_done174
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4340,7 +4486,7 @@ loop_end174:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done172:
+loop_done174:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4365,24 +4511,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key175
+	JNZ   kv_by_key177
 
-kb_keys176:
+kb_keys178:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done177
+	JL    kb_keys_done179
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done179
+	JZ    kb_query_done181
 
-kb_query178:
+kb_query180:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done181
+	JZ    kb_group_done183
 
-kb_group180:
+kb_group182:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -4789,7 +4935,7 @@ kb_group180:
 	VMOVUPS      Y0, 4064(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows182:
+kb_rows184:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      1024(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -5254,43 +5400,43 @@ kb_rows182:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows182
+	JNZ          kb_rows184
 	ADDQ         $0x00000400, R11
 	DECQ         R14
-	JNZ          kb_group180
+	JNZ          kb_group182
 
-kb_group_done181:
+kb_group_done183:
 	DECQ R13
-	JNZ  kb_query178
+	JNZ  kb_query180
 
-kb_query_done179:
+kb_query_done181:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys176
+	JMP  kb_keys178
 
-kb_keys_done177:
-kv_by_key175:
+kb_keys_done179:
+kv_by_key177:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done184
+	JZ     kv_key_done186
 
-kv_key183:
+kv_key185:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done186
+	JZ    kv_query_done188
 
-kv_query185:
+kv_query187:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done188
+	JZ    kv_group_done190
 
-kv_group187:
+kv_group189:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -5402,9 +5548,9 @@ kv_group187:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done190
+	JZ           kv_head_done192
 
-kv_head189:
+kv_head191:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -5470,25 +5616,25 @@ kv_head189:
 	ADDQ         $0x00000400, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head189
+	JNZ          kv_head191
 
-kv_head_done190:
+kv_head_done192:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group187
+	JNZ  kv_group189
 
-kv_group_done188:
+kv_group_done190:
 	DECQ R13
-	JNZ  kv_query185
+	JNZ  kv_query187
 
-kv_query_done186:
+kv_query_done188:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key183
+	JNZ  kv_key185
 
-kv_key_done184:
+kv_key_done186:
 	VZEROUPPER
 	RET
 
@@ -5503,18 +5649,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done191
+	JZ     rope_done193
 	TESTL  R8, R8
-	JS     rope_inverse192
+	JS     rope_inverse194
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream193
+	JA     rope_stream195
 
-rope_token195:
+rope_token197:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -5524,14 +5670,14 @@ rope_token195:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done196
+	JZ      rope_heads_done198
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src197
+	JNE     rope_heads_from_src199
 
-rope_head198:
+rope_head200:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5550,13 +5696,13 @@ rope_head198:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head198
-	JMP         rope_heads_done196
+	JNZ         rope_head200
+	JMP         rope_heads_done198
 
-rope_heads_from_src197:
+rope_heads_from_src199:
 	MOVQ CX, R10
 
-rope_head199:
+rope_head201:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5600,17 +5746,17 @@ rope_head199:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head199
+	JNZ         rope_head201
 
-rope_heads_done196:
+rope_heads_done198:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done200
+	JZ    rope_heads_done202
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head201:
+rope_head203:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5629,9 +5775,9 @@ rope_head201:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head201
+	JNZ         rope_head203
 
-rope_heads_done200:
+rope_heads_done202:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -5641,11 +5787,11 @@ rope_heads_done200:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token195
-	JMP  rope_tokens_done194
+	JNZ  rope_token197
+	JMP  rope_tokens_done196
 
-rope_stream193:
-rope_token202:
+rope_stream195:
+rope_token204:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -5655,16 +5801,16 @@ rope_token202:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done203
+	JZ      rope_heads_done205
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src204
+	JNE     rope_heads_from_src206
 
-rope_head205:
+rope_head207:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5699,13 +5845,13 @@ rope_head205:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head205
-	JMP         rope_heads_done203
+	JNZ         rope_head207
+	JMP         rope_heads_done205
 
-rope_heads_from_src204:
+rope_heads_from_src206:
 	MOVQ CX, R10
 
-rope_head206:
+rope_head208:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5765,19 +5911,19 @@ rope_head206:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head206
+	JNZ         rope_head208
 
-rope_heads_done203:
+rope_heads_done205:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done207
+	JZ    rope_heads_done209
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head208:
+rope_head210:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5812,9 +5958,9 @@ rope_head208:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head208
+	JNZ         rope_head210
 
-rope_heads_done207:
+rope_heads_done209:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -5824,21 +5970,21 @@ rope_heads_done207:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token202
+	JNZ  rope_token204
 
-rope_tokens_done194:
-	JMP rope_done191
+rope_tokens_done196:
+	JMP rope_done193
 
-rope_inverse192:
+rope_inverse194:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream209
+	JA     rope_stream211
 
-rope_token211:
+rope_token213:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -5848,12 +5994,12 @@ rope_token211:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done212
+	JZ      rope_heads_done214
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head213:
+rope_head215:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5872,19 +6018,19 @@ rope_head213:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head213
+	JNZ         rope_head215
 
-rope_heads_done212:
+rope_heads_done214:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token211
-	JMP  rope_tokens_done210
+	JNZ  rope_token213
+	JMP  rope_tokens_done212
 
-rope_stream209:
-rope_token214:
+rope_stream211:
+rope_token216:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -5894,14 +6040,14 @@ rope_token214:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done215
+	JZ      rope_heads_done217
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head216:
+rope_head218:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -5936,18 +6082,18 @@ rope_head216:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head216
+	JNZ         rope_head218
 
-rope_heads_done215:
+rope_heads_done217:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token214
+	JNZ  rope_token216
 
-rope_tokens_done210:
-rope_done191:
+rope_tokens_done212:
+rope_done193:
 	VZEROUPPER
 	RET
 
@@ -5961,9 +6107,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done217
+	JZ    combine_done219
 
-combine_token218:
+combine_token220:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -6019,9 +6165,9 @@ combine_token218:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token218
+	JNZ          combine_token220
 
-combine_done217:
+combine_done219:
 	VZEROUPPER
 	RET
 
@@ -6115,6 +6261,96 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done221
+
+far_token222:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Z0
+	VMOVUPS 196736(CX)(SI*1), Z1
+	VMOVUPS 131072(CX)(R9*1), Z2
+	VMOVUPS 131200(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 65536(CX)(R8*1), Z0
+	VMOVUPS 65664(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 128(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 128(AX)
+	VMOVUPS 196672(CX)(SI*1), Z0
+	VMOVUPS 196800(CX)(SI*1), Z1
+	VMOVUPS 131136(CX)(R9*1), Z2
+	VMOVUPS 131264(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 65600(CX)(R8*1), Z0
+	VMOVUPS 65728(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 192(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 192(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token222
+
+far_done221:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -6125,23 +6361,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups219
+	JNE   kv_groups223
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows220:
+s1_rows224:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done221
+	JL   s1_rows_done225
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys222:
+s1_keys226:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done223
+	JL            s1_keys_done227
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -6580,13 +6816,13 @@ s1_keys222:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys222
+	JMP           s1_keys226
 
-s1_keys_done223:
+s1_keys_done227:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done225
+	JZ    s1_key_tail_done229
 
-s1_key_tail224:
+s1_key_tail228:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6759,29 +6995,29 @@ s1_key_tail224:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail224
+	JNZ           s1_key_tail228
 
-s1_key_tail_done225:
+s1_key_tail_done229:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows220
+	JMP  s1_rows224
 
-s1_rows_done221:
+s1_rows_done225:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done227
+	JZ    s1_row_tail_done231
 
-s1_row_tail226:
+s1_row_tail230:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done229
+	JZ    s1_row_tail_key_done233
 
-s1_row_tail_key228:
+s1_row_tail_key232:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6827,40 +7063,40 @@ s1_row_tail_key228:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key228
+	JNZ           s1_row_tail_key232
 
-s1_row_tail_key_done229:
+s1_row_tail_key_done233:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail226
+	JNZ  s1_row_tail230
 
-s1_row_tail_done227:
+s1_row_tail_done231:
 	VZEROUPPER
 	RET
 
-kv_groups219:
+kv_groups223:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key230
+	JNZ   kv_by_key234
 
-kb_keys231:
+kb_keys235:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done232
+	JL    kb_keys_done236
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done234
+	JZ    kb_query_done238
 
-kb_query233:
+kb_query237:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done236
+	JZ    kb_group_done240
 
-kb_group235:
+kb_group239:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6931,7 +7167,7 @@ kb_group235:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows237:
+kb_rows241:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -7373,42 +7609,42 @@ kb_rows237:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows237
+	JNZ           kb_rows241
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group235
+	JNZ           kb_group239
 
-kb_group_done236:
+kb_group_done240:
 	DECQ R11
-	JNZ  kb_query233
+	JNZ  kb_query237
 
-kb_query_done234:
+kb_query_done238:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys231
+	JMP  kb_keys235
 
-kb_keys_done232:
-kv_by_key230:
+kb_keys_done236:
+kv_by_key234:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done239
+	JZ     kv_key_done243
 
-kv_key238:
+kv_key242:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done241
+	JZ    kv_query_done245
 
-kv_query240:
+kv_query244:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done243
+	JZ    kv_group_done247
 
-kv_group242:
+kv_group246:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7443,9 +7679,9 @@ kv_group242:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done245
+	JZ         kv_head_done249
 
-kv_head244:
+kv_head248:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -7475,24 +7711,24 @@ kv_head244:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head244
+	JNZ           kv_head248
 
-kv_head_done245:
+kv_head_done249:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group242
+	JNZ  kv_group246
 
-kv_group_done243:
+kv_group_done247:
 	DECQ R11
-	JNZ  kv_query240
+	JNZ  kv_query244
 
-kv_query_done241:
+kv_query_done245:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key238
+	JNZ  kv_key242
 
-kv_key_done239:
+kv_key_done243:
 	VZEROUPPER
 	RET
 
@@ -7506,7 +7742,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups246
+	JNE   kv_groups250
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7514,9 +7750,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done248
+	JZ    v1_row_done252
 
-v1_row247:
+v1_row251:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7554,12 +7790,12 @@ v1_row247:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done250
+	JZ           v1_key_done254
 
-v1_key249:
+v1_key253:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero251
+	JZ           v1_zero255
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -7578,13 +7814,13 @@ v1_key249:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero251:
+v1_zero255:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key249
+	JNZ  v1_key253
 
-v1_key_done250:
+v1_key_done254:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7605,22 +7841,22 @@ v1_key_done250:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row247
+	JNZ     v1_row251
 
-v1_row_done248:
+v1_row_done252:
 	VZEROUPPER
 	RET
 
-kv_groups246:
+kv_groups250:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done253
+	JZ    kv_rescale_done257
 
-kv_rescale252:
+kv_rescale256:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7673,28 +7909,28 @@ kv_rescale252:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale252
+	JNZ          kv_rescale256
 
-kv_rescale_done253:
+kv_rescale_done257:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys254:
+vb_keys258:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done255
+	JL    vb_keys_done259
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done257
+	JZ    vb_query_done261
 
-vb_query256:
+vb_query260:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done259
+	JZ    vb_group_done263
 
-vb_group258:
+vb_group262:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -7765,9 +8001,9 @@ vb_group258:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row260
+	JNZ        vb_by_row264
 
-vb_rows262:
+vb_rows266:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7790,73 +8026,28 @@ vb_rows262:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero263
+	JZ           vh_zero267
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero263:
+vh_zero267:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero264
+	JZ           vh_zero268
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero264:
+vh_zero268:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero265
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero265:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero266
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero266:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero267
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero267:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero268
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero268:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero269
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7864,44 +8055,44 @@ vh_zero268:
 
 vh_zero269:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero270
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero270:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero271
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero271:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero272
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero272:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero273
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7909,44 +8100,44 @@ vh_zero272:
 
 vh_zero273:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero274
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero274:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero275
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero275:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero276
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero276:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero277
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7954,16 +8145,61 @@ vh_zero276:
 
 vh_zero277:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero278
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero278:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero279
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero279:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero280
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero280:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero281
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero281:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero282
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero282:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -8002,73 +8238,28 @@ vh_zero278:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero279
+	JZ           vh_zero283
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero279:
+vh_zero283:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero280
+	JZ           vh_zero284
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero280:
+vh_zero284:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero281
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero281:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero282
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero282:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero283
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero283:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero284
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero284:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero285
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8076,44 +8267,44 @@ vh_zero284:
 
 vh_zero285:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero286
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero286:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero287
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero287:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero288
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero288:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero289
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8121,44 +8312,44 @@ vh_zero288:
 
 vh_zero289:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero290
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero290:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero291
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero291:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero292
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero292:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero293
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8166,16 +8357,61 @@ vh_zero292:
 
 vh_zero293:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero294
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero294:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero295
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero295:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero296
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero296:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero297
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero297:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero298
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero298:
 	VMOVUPS      Z0, 256(DI)
 	VMOVUPS      Z1, 320(DI)
 	VMOVUPS      Z2, 384(DI)
@@ -8214,73 +8450,28 @@ vh_zero294:
 	VMOVUPS      704(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero295
+	JZ           vh_zero299
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero295:
+vh_zero299:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero296
+	JZ           vh_zero300
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero296:
+vh_zero300:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero297
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero297:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero298
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero298:
-	VMOVUPS      512(R9)(DX*1), Z16
-	VMOVUPS      576(R9)(DX*1), Z17
-	VMOVUPS      640(R9)(DX*1), Z18
-	VMOVUPS      704(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero299
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero299:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero300
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero300:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero301
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8288,44 +8479,44 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero302
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero302:
-	VMOVUPS      512(R9)(DX*2), Z16
-	VMOVUPS      576(R9)(DX*2), Z17
-	VMOVUPS      640(R9)(DX*2), Z18
-	VMOVUPS      704(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero303
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero303:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero304
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero304:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero305
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8333,44 +8524,44 @@ vh_zero304:
 
 vh_zero305:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero306
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero306:
-	VMOVUPS      512(R9)(R10*1), Z16
-	VMOVUPS      576(R9)(R10*1), Z17
-	VMOVUPS      640(R9)(R10*1), Z18
-	VMOVUPS      704(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      512(R9)(DX*2), Z16
+	VMOVUPS      576(R9)(DX*2), Z17
+	VMOVUPS      640(R9)(DX*2), Z18
+	VMOVUPS      704(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero307
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero307:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero308
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero308:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero309
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8378,16 +8569,61 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero310
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero310:
+	VMOVUPS      512(R9)(R10*1), Z16
+	VMOVUPS      576(R9)(R10*1), Z17
+	VMOVUPS      640(R9)(R10*1), Z18
+	VMOVUPS      704(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero311
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero311:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero312
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero312:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero313
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero313:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero314
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero314:
 	VMOVUPS      Z0, 512(DI)
 	VMOVUPS      Z1, 576(DI)
 	VMOVUPS      Z2, 640(DI)
@@ -8426,73 +8662,28 @@ vh_zero310:
 	VMOVUPS      960(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero311
+	JZ           vh_zero315
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero311:
+vh_zero315:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero312
+	JZ           vh_zero316
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero312:
+vh_zero316:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero313
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero313:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero314
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero314:
-	VMOVUPS      768(R9)(DX*1), Z16
-	VMOVUPS      832(R9)(DX*1), Z17
-	VMOVUPS      896(R9)(DX*1), Z18
-	VMOVUPS      960(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero315
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero315:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero316
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero316:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero317
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8500,44 +8691,44 @@ vh_zero316:
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero318
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero318:
-	VMOVUPS      768(R9)(DX*2), Z16
-	VMOVUPS      832(R9)(DX*2), Z17
-	VMOVUPS      896(R9)(DX*2), Z18
-	VMOVUPS      960(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero319
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero319:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero320
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero320:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero321
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8545,44 +8736,44 @@ vh_zero320:
 
 vh_zero321:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero322
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero322:
-	VMOVUPS      768(R9)(R10*1), Z16
-	VMOVUPS      832(R9)(R10*1), Z17
-	VMOVUPS      896(R9)(R10*1), Z18
-	VMOVUPS      960(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      768(R9)(DX*2), Z16
+	VMOVUPS      832(R9)(DX*2), Z17
+	VMOVUPS      896(R9)(DX*2), Z18
+	VMOVUPS      960(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero323
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero323:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero324
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero324:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero325
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8590,16 +8781,61 @@ vh_zero324:
 
 vh_zero325:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero326
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero326:
+	VMOVUPS      768(R9)(R10*1), Z16
+	VMOVUPS      832(R9)(R10*1), Z17
+	VMOVUPS      896(R9)(R10*1), Z18
+	VMOVUPS      960(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero327
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero327:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero328
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero328:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero329
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero329:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero330
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero330:
 	VMOVUPS Z0, 768(DI)
 	VMOVUPS Z1, 832(DI)
 	VMOVUPS Z2, 896(DI)
@@ -8622,15 +8858,15 @@ vh_zero326:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows262
-	JMP     vb_group_next261
+	JNZ     vb_rows266
+	JMP     vb_group_next265
 
-vb_by_row260:
+vb_by_row264:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done328
+	JZ    vb_head_done332
 
-vb_head327:
+vb_head331:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8649,7 +8885,7 @@ vb_head327:
 	VMOVUPS      960(DI), Z15
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero329
+	JZ           vb_zero333
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -8668,10 +8904,10 @@ vb_head327:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero329:
+vb_zero333:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero330
+	JZ           vb_zero334
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -8690,10 +8926,10 @@ vb_zero329:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero330:
+vb_zero334:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero331
+	JZ           vb_zero335
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R9)(DX*2), Z16, Z0
 	VFMADD231PS  64(R9)(DX*2), Z16, Z1
@@ -8712,10 +8948,10 @@ vb_zero330:
 	VFMADD231PS  896(R9)(DX*2), Z16, Z14
 	VFMADD231PS  960(R9)(DX*2), Z16, Z15
 
-vb_zero331:
+vb_zero335:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero332
+	JZ           vb_zero336
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R9)(R10*1), Z16, Z0
 	VFMADD231PS  64(R9)(R10*1), Z16, Z1
@@ -8734,7 +8970,7 @@ vb_zero331:
 	VFMADD231PS  896(R9)(R10*1), Z16, Z14
 	VFMADD231PS  960(R9)(R10*1), Z16, Z15
 
-vb_zero332:
+vb_zero336:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8754,44 +8990,44 @@ vb_zero332:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head327
+	JNZ     vb_head331
 
-vb_head_done328:
-vb_group_next261:
+vb_head_done332:
+vb_group_next265:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group258
+	JNZ  vb_group262
 
-vb_group_done259:
+vb_group_done263:
 	DECQ R11
-	JNZ  vb_query256
+	JNZ  vb_query260
 
-vb_query_done257:
+vb_query_done261:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys254
+	JMP  vb_keys258
 
-vb_keys_done255:
+vb_keys_done259:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done334
+	JZ     kv_key_done338
 
-kv_key333:
+kv_key337:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done336
+	JZ    kv_query_done340
 
-kv_query335:
+kv_query339:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done338
+	JZ    kv_group_done342
 
-kv_group337:
+kv_group341:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8826,12 +9062,12 @@ kv_group337:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done340
+	JZ         kv_head_done344
 
-kv_head339:
+kv_head343:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero341
+	JZ           kv_zero345
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -8882,28 +9118,28 @@ kv_head339:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero341:
+kv_zero345:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head339
+	JNZ  kv_head343
 
-kv_head_done340:
+kv_head_done344:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group337
+	JNZ  kv_group341
 
-kv_group_done338:
+kv_group_done342:
 	DECQ R12
-	JNZ  kv_query335
+	JNZ  kv_query339
 
-kv_query_done336:
+kv_query_done340:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key333
+	JNZ  kv_key337
 
-kv_key_done334:
+kv_key_done338:
 	VZEROUPPER
 	RET
 
@@ -8916,9 +9152,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop343:
+loop347:
 	CMPQ    CX, $0x00000020
-	JB      loop_end344
+	JB      loop_end348
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -8929,23 +9165,23 @@ loop343:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop343
+	JMP     loop347
 
-loop_end344:
-loop345:
+loop_end348:
+loop349:
 	CMPQ    CX, $0x00000010
-	JB      loop_end346
+	JB      loop_end350
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop345
+	JMP     loop349
 
-loop_end346:
+loop_end350:
 	TESTQ     CX, CX
-	JZ        loop_done342
+	JZ        loop_done346
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8953,7 +9189,7 @@ loop_end346:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done342:
+loop_done346:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8963,10 +9199,10 @@ loop_done342:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store347
+	JZ            max_store351
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store347:
+max_store351:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8993,9 +9229,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop349:
+loop353:
 	CMPQ         CX, $0x00000010
-	JB           loop_end350
+	JB           loop_end354
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -9017,11 +9253,11 @@ loop349:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop349
+	JMP          loop353
 
-loop_end350:
+loop_end354:
 	TESTQ        CX, CX
-	JZ           loop_done348
+	JZ           loop_done352
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -9045,7 +9281,7 @@ loop_end350:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done348:
+loop_done352:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -9072,24 +9308,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key351
+	JNZ   kv_by_key355
 
-kb_keys352:
+kb_keys356:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done353
+	JL    kb_keys_done357
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done355
+	JZ    kb_query_done359
 
-kb_query354:
+kb_query358:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done357
+	JZ    kb_group_done361
 
-kb_group356:
+kb_group360:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -9336,7 +9572,7 @@ kb_group356:
 	VMOVUPS      Z0, 4032(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows358:
+kb_rows362:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       1024(R9), Z7
 	VMOVUPS       2048(R9), Z11
@@ -9777,43 +10013,43 @@ kb_rows358:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows358
+	JNZ           kb_rows362
 	ADDQ          $0x00000400, R11
 	DECQ          R14
-	JNZ           kb_group356
+	JNZ           kb_group360
 
-kb_group_done357:
+kb_group_done361:
 	DECQ R13
-	JNZ  kb_query354
+	JNZ  kb_query358
 
-kb_query_done355:
+kb_query_done359:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys352
+	JMP  kb_keys356
 
-kb_keys_done353:
-kv_by_key351:
+kb_keys_done357:
+kv_by_key355:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done360
+	JZ     kv_key_done364
 
-kv_key359:
+kv_key363:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done362
+	JZ    kv_query_done366
 
-kv_query361:
+kv_query365:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done364
+	JZ    kv_group_done368
 
-kv_group363:
+kv_group367:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -9859,9 +10095,9 @@ kv_group363:
 	VMOVUPS      960(R10), Z15
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done366
+	JZ           kv_head_done370
 
-kv_head365:
+kv_head369:
 	VMULPS        (R8), Z2, Z16
 	VMULPS        64(R8), Z4, Z17
 	VFMADD231PS   128(R8), Z1, Z16
@@ -9891,25 +10127,25 @@ kv_head365:
 	ADDQ          $0x00000400, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head365
+	JNZ           kv_head369
 
-kv_head_done366:
+kv_head_done370:
 	ADDQ $0x00000400, R10
 	DECQ R13
-	JNZ  kv_group363
+	JNZ  kv_group367
 
-kv_group_done364:
+kv_group_done368:
 	DECQ R12
-	JNZ  kv_query361
+	JNZ  kv_query365
 
-kv_query_done362:
+kv_query_done366:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key359
+	JNZ  kv_key363
 
-kv_key_done360:
+kv_key_done364:
 	VZEROUPPER
 	RET
 

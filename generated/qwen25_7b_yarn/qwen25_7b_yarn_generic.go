@@ -6,6 +6,7 @@ package qwen25_7b_yarn
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
 	expShift:    expShiftGeneric,
+	farRows:     farRowsGeneric,
 	hiRow:       hiRowGeneric,
 	maxRow:      maxRowGeneric,
 	rotate:      rotateGeneric,

@@ -1402,6 +1402,264 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done37
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Y0
+	VMOVUPS 393472(CX)(SI*1), Y1
+	VMOVUPS 262144(CX)(R9*1), Y2
+	VMOVUPS 262400(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131072(CX)(R8*1), Y0
+	VMOVUPS 131328(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 256(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 256(AX)
+	VMOVUPS 393248(CX)(SI*1), Y0
+	VMOVUPS 393504(CX)(SI*1), Y1
+	VMOVUPS 262176(CX)(R9*1), Y2
+	VMOVUPS 262432(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131104(CX)(R8*1), Y0
+	VMOVUPS 131360(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 288(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 288(AX)
+	VMOVUPS 393280(CX)(SI*1), Y0
+	VMOVUPS 393536(CX)(SI*1), Y1
+	VMOVUPS 262208(CX)(R9*1), Y2
+	VMOVUPS 262464(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131136(CX)(R8*1), Y0
+	VMOVUPS 131392(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 320(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 320(AX)
+	VMOVUPS 393312(CX)(SI*1), Y0
+	VMOVUPS 393568(CX)(SI*1), Y1
+	VMOVUPS 262240(CX)(R9*1), Y2
+	VMOVUPS 262496(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131168(CX)(R8*1), Y0
+	VMOVUPS 131424(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 352(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 352(AX)
+	VMOVUPS 393344(CX)(SI*1), Y0
+	VMOVUPS 393600(CX)(SI*1), Y1
+	VMOVUPS 262272(CX)(R9*1), Y2
+	VMOVUPS 262528(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131200(CX)(R8*1), Y0
+	VMOVUPS 131456(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 384(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 384(AX)
+	VMOVUPS 393376(CX)(SI*1), Y0
+	VMOVUPS 393632(CX)(SI*1), Y1
+	VMOVUPS 262304(CX)(R9*1), Y2
+	VMOVUPS 262560(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131232(CX)(R8*1), Y0
+	VMOVUPS 131488(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 160(CX)(DI*1), Y1
+	VMOVUPS 416(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 160(AX)
+	VMOVUPS Y0, 416(AX)
+	VMOVUPS 393408(CX)(SI*1), Y0
+	VMOVUPS 393664(CX)(SI*1), Y1
+	VMOVUPS 262336(CX)(R9*1), Y2
+	VMOVUPS 262592(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131264(CX)(R8*1), Y0
+	VMOVUPS 131520(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 192(CX)(DI*1), Y1
+	VMOVUPS 448(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 192(AX)
+	VMOVUPS Y0, 448(AX)
+	VMOVUPS 393440(CX)(SI*1), Y0
+	VMOVUPS 393696(CX)(SI*1), Y1
+	VMOVUPS 262368(CX)(R9*1), Y2
+	VMOVUPS 262624(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131296(CX)(R8*1), Y0
+	VMOVUPS 131552(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 224(CX)(DI*1), Y1
+	VMOVUPS 480(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 224(AX)
+	VMOVUPS Y0, 480(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1412,23 +1670,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1669,13 +1927,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1759,27 +2017,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1823,40 +2081,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1895,7 +2153,7 @@ kb_group53:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2137,42 +2395,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2193,9 +2451,9 @@ kv_group60:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2229,24 +2487,24 @@ kv_head62:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -2260,7 +2518,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2268,9 +2526,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2300,12 +2558,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2320,13 +2578,13 @@ v1_key67:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2352,25 +2610,25 @@ v1_key_done68:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done71
+	JZ           v1_key_done73
 
-v1_key70:
+v1_key72:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero72
+	JZ           v1_zero74
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero72:
+v1_zero74:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key70
+	JNZ  v1_key72
 
-v1_key_done71:
+v1_key_done73:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2379,22 +2637,22 @@ v1_key_done71:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done74
+	JZ    kv_rescale_done76
 
-kv_rescale73:
+kv_rescale75:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2447,28 +2705,28 @@ kv_rescale73:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale73
+	JNZ          kv_rescale75
 
-kv_rescale_done74:
+kv_rescale_done76:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys75:
+vb_keys77:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done76
+	JL    vb_keys_done78
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done78
+	JZ    vb_query_done80
 
-vb_query77:
+vb_query79:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done80
+	JZ    vb_group_done82
 
-vb_group79:
+vb_group81:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2507,9 +2765,9 @@ vb_group79:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row81
+	JNZ        vb_by_row83
 
-vb_rows83:
+vb_rows85:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2524,96 +2782,96 @@ vb_rows83:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero84:
+vh_zero86:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero85:
+vh_zero87:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero88:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero89:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero90:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero91:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero92:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero93:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2636,96 +2894,96 @@ vh_zero91:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero94:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero96:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero97:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero98:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero99:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero100:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero101:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2748,96 +3006,96 @@ vh_zero99:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero102:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero104:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero105:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero106:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero107:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero108:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero109:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -2860,96 +3118,96 @@ vh_zero107:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero110:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero112:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero113:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero114:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero115:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero116:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero117:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -2962,15 +3220,15 @@ vh_zero115:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows83
-	JMP     vb_group_next82
+	JNZ     vb_rows85
+	JMP     vb_group_next84
 
-vb_by_row81:
+vb_by_row83:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done117
+	JZ    vb_head_done119
 
-vb_head116:
+vb_head118:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2985,7 +3243,7 @@ vb_head116:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero118
+	JZ           vb_zero120
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3000,10 +3258,10 @@ vb_head116:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero118:
+vb_zero120:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero119
+	JZ           vb_zero121
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3018,10 +3276,10 @@ vb_zero118:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero119:
+vb_zero121:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero122
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3036,10 +3294,10 @@ vb_zero119:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero120:
+vb_zero122:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero123
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3054,7 +3312,7 @@ vb_zero120:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero121:
+vb_zero123:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3073,44 +3331,44 @@ vb_zero121:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero124
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero122:
+vb_zero124:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero125
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero123:
+vb_zero125:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero126
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero124:
+vb_zero126:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero127
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero125:
+vb_zero127:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3118,44 +3376,44 @@ vb_zero125:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head116
+	JNZ     vb_head118
 
-vb_head_done117:
-vb_group_next82:
+vb_head_done119:
+vb_group_next84:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group79
+	JNZ  vb_group81
 
-vb_group_done80:
+vb_group_done82:
 	DECQ R11
-	JNZ  vb_query77
+	JNZ  vb_query79
 
-vb_query_done78:
+vb_query_done80:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys75
+	JMP  vb_keys77
 
-vb_keys_done76:
+vb_keys_done78:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done127
+	JZ     kv_key_done129
 
-kv_key126:
+kv_key128:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done129
+	JZ    kv_query_done131
 
-kv_query128:
+kv_query130:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done131
+	JZ    kv_group_done133
 
-kv_group130:
+kv_group132:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3176,12 +3434,12 @@ kv_group130:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done133
+	JZ         kv_head_done135
 
-kv_head132:
+kv_head134:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero134
+	JZ           kv_zero136
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3232,28 +3490,28 @@ kv_head132:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero134:
+kv_zero136:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head132
+	JNZ  kv_head134
 
-kv_head_done133:
+kv_head_done135:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group130
+	JNZ  kv_group132
 
-kv_group_done131:
+kv_group_done133:
 	DECQ R12
-	JNZ  kv_query128
+	JNZ  kv_query130
 
-kv_query_done129:
+kv_query_done131:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key126
+	JNZ  kv_key128
 
-kv_key_done127:
+kv_key_done129:
 	VZEROUPPER
 	RET
 
@@ -3266,9 +3524,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop136:
+loop138:
 	CMPQ    CX, $0x00000010
-	JB      loop_end137
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3279,23 +3537,23 @@ loop136:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop136
+	JMP     loop138
 
-loop_end137:
-loop138:
+loop_end139:
+loop140:
 	CMPQ    CX, $0x00000008
-	JB      loop_end139
+	JB      loop_end141
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop138
+	JMP     loop140
 
-loop_end139:
+loop_end141:
 	TESTQ      CX, CX
-	JZ         loop_done135
+	JZ         loop_done137
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3305,7 +3563,7 @@ loop_end139:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done135:
+loop_done137:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3313,10 +3571,10 @@ loop_done135:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store140
+	JZ           max_store142
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store140:
+max_store142:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3336,9 +3594,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop142:
+loop144:
 	CMPQ         CX, $0x00000008
-	JB           loop_end143
+	JB           loop_end145
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3361,11 +3619,11 @@ loop142:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop142
+	JMP          loop144
 
-loop_end143:
+loop_end145:
 	TESTQ        CX, CX
-	JZ           loop_done141
+	JZ           loop_done143
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3391,7 +3649,7 @@ loop_end143:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done141:
+loop_done143:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3413,18 +3671,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done144
+	JZ     rope_done146
 	TESTL  R8, R8
-	JS     rope_inverse145
+	JS     rope_inverse147
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream146
+	JA     rope_stream148
 
-rope_token148:
+rope_token150:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -3438,14 +3696,14 @@ rope_token148:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done149
+	JZ      rope_heads_done151
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src150
+	JNE     rope_heads_from_src152
 
-rope_head151:
+rope_head153:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3480,13 +3738,13 @@ rope_head151:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head151
-	JMP         rope_heads_done149
+	JNZ         rope_head153
+	JMP         rope_heads_done151
 
-rope_heads_from_src150:
+rope_heads_from_src152:
 	MOVQ CX, R10
 
-rope_head152:
+rope_head154:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3522,17 +3780,17 @@ rope_head152:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head152
+	JNZ         rope_head154
 
-rope_heads_done149:
+rope_heads_done151:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done153
+	JZ    rope_heads_done155
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head154:
+rope_head156:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3567,9 +3825,9 @@ rope_head154:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head154
+	JNZ         rope_head156
 
-rope_heads_done153:
+rope_heads_done155:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3579,11 +3837,11 @@ rope_heads_done153:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token148
-	JMP  rope_tokens_done147
+	JNZ  rope_token150
+	JMP  rope_tokens_done149
 
-rope_stream146:
-rope_token155:
+rope_stream148:
+rope_token157:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -3597,16 +3855,16 @@ rope_token155:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done156
+	JZ      rope_heads_done158
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src157
+	JNE     rope_heads_from_src159
 
-rope_head158:
+rope_head160:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -3649,13 +3907,13 @@ rope_head158:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head158
-	JMP         rope_heads_done156
+	JNZ         rope_head160
+	JMP         rope_heads_done158
 
-rope_heads_from_src157:
+rope_heads_from_src159:
 	MOVQ CX, R10
 
-rope_head159:
+rope_head161:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -3699,19 +3957,19 @@ rope_head159:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head159
+	JNZ         rope_head161
 
-rope_heads_done156:
+rope_heads_done158:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done160
+	JZ    rope_heads_done162
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head161:
+rope_head163:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -3754,9 +4012,9 @@ rope_head161:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head161
+	JNZ         rope_head163
 
-rope_heads_done160:
+rope_heads_done162:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3766,21 +4024,21 @@ rope_heads_done160:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token155
+	JNZ  rope_token157
 
-rope_tokens_done147:
-	JMP rope_done144
+rope_tokens_done149:
+	JMP rope_done146
 
-rope_inverse145:
+rope_inverse147:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream162
+	JA     rope_stream164
 
-rope_token164:
+rope_token166:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -3794,12 +4052,12 @@ rope_token164:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done165
+	JZ      rope_heads_done167
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head166:
+rope_head168:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3834,19 +4092,19 @@ rope_head166:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head166
+	JNZ         rope_head168
 
-rope_heads_done165:
+rope_heads_done167:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token164
-	JMP  rope_tokens_done163
+	JNZ  rope_token166
+	JMP  rope_tokens_done165
 
-rope_stream162:
-rope_token167:
+rope_stream164:
+rope_token169:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -3860,14 +4118,14 @@ rope_token167:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done168
+	JZ      rope_heads_done170
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head169:
+rope_head171:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3910,18 +4168,18 @@ rope_head169:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head169
+	JNZ         rope_head171
 
-rope_heads_done168:
+rope_heads_done170:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token167
+	JNZ  rope_token169
 
-rope_tokens_done163:
-rope_done144:
+rope_tokens_done165:
+rope_done146:
 	VZEROUPPER
 	RET
 
@@ -3935,9 +4193,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done170
+	JZ    combine_done172
 
-combine_token171:
+combine_token173:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -4041,9 +4299,9 @@ combine_token171:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token171
+	JNZ          combine_token173
 
-combine_done170:
+combine_done172:
 	VZEROUPPER
 	RET
 
@@ -4217,6 +4475,152 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done174
+
+far_token175:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Z0
+	VMOVUPS 393472(CX)(SI*1), Z1
+	VMOVUPS 262144(CX)(R9*1), Z2
+	VMOVUPS 262400(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131072(CX)(R8*1), Z0
+	VMOVUPS 131328(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 256(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 256(AX)
+	VMOVUPS 393280(CX)(SI*1), Z0
+	VMOVUPS 393536(CX)(SI*1), Z1
+	VMOVUPS 262208(CX)(R9*1), Z2
+	VMOVUPS 262464(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131136(CX)(R8*1), Z0
+	VMOVUPS 131392(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 320(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 320(AX)
+	VMOVUPS 393344(CX)(SI*1), Z0
+	VMOVUPS 393600(CX)(SI*1), Z1
+	VMOVUPS 262272(CX)(R9*1), Z2
+	VMOVUPS 262528(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131200(CX)(R8*1), Z0
+	VMOVUPS 131456(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 128(CX)(DI*1), Z1
+	VMOVUPS 384(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 128(AX)
+	VMOVUPS Z0, 384(AX)
+	VMOVUPS 393408(CX)(SI*1), Z0
+	VMOVUPS 393664(CX)(SI*1), Z1
+	VMOVUPS 262336(CX)(R9*1), Z2
+	VMOVUPS 262592(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131264(CX)(R8*1), Z0
+	VMOVUPS 131520(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 192(CX)(DI*1), Z1
+	VMOVUPS 448(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z0, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token175
+
+far_done174:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -4227,23 +4631,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups172
+	JNE   kv_groups176
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows173:
+s1_rows177:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done174
+	JL   s1_rows_done178
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys175:
+s1_keys179:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done176
+	JL            s1_keys_done180
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -4490,13 +4894,13 @@ s1_keys175:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys175
+	JMP           s1_keys179
 
-s1_keys_done176:
+s1_keys_done180:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done178
+	JZ    s1_key_tail_done182
 
-s1_key_tail177:
+s1_key_tail181:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4605,29 +5009,29 @@ s1_key_tail177:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail177
+	JNZ           s1_key_tail181
 
-s1_key_tail_done178:
+s1_key_tail_done182:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows173
+	JMP  s1_rows177
 
-s1_rows_done174:
+s1_rows_done178:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done180
+	JZ    s1_row_tail_done184
 
-s1_row_tail179:
+s1_row_tail183:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done182
+	JZ    s1_row_tail_key_done186
 
-s1_row_tail_key181:
+s1_row_tail_key185:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4657,40 +5061,40 @@ s1_row_tail_key181:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key181
+	JNZ           s1_row_tail_key185
 
-s1_row_tail_key_done182:
+s1_row_tail_key_done186:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail179
+	JNZ  s1_row_tail183
 
-s1_row_tail_done180:
+s1_row_tail_done184:
 	VZEROUPPER
 	RET
 
-kv_groups172:
+kv_groups176:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key183
+	JNZ   kv_by_key187
 
-kb_keys184:
+kb_keys188:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done185
+	JL    kb_keys_done189
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done187
+	JZ    kb_query_done191
 
-kb_query186:
+kb_query190:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done189
+	JZ    kb_group_done193
 
-kb_group188:
+kb_group192:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4729,7 +5133,7 @@ kb_group188:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows190:
+kb_rows194:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -4979,42 +5383,42 @@ kb_rows190:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows190
+	JNZ           kb_rows194
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group188
+	JNZ           kb_group192
 
-kb_group_done189:
+kb_group_done193:
 	DECQ R11
-	JNZ  kb_query186
+	JNZ  kb_query190
 
-kb_query_done187:
+kb_query_done191:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys184
+	JMP  kb_keys188
 
-kb_keys_done185:
-kv_by_key183:
+kb_keys_done189:
+kv_by_key187:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done192
+	JZ     kv_key_done196
 
-kv_key191:
+kv_key195:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done194
+	JZ    kv_query_done198
 
-kv_query193:
+kv_query197:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done196
+	JZ    kv_group_done200
 
-kv_group195:
+kv_group199:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5033,9 +5437,9 @@ kv_group195:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done198
+	JZ         kv_head_done202
 
-kv_head197:
+kv_head201:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5057,24 +5461,24 @@ kv_head197:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head197
+	JNZ           kv_head201
 
-kv_head_done198:
+kv_head_done202:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group195
+	JNZ  kv_group199
 
-kv_group_done196:
+kv_group_done200:
 	DECQ R11
-	JNZ  kv_query193
+	JNZ  kv_query197
 
-kv_query_done194:
+kv_query_done198:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key191
+	JNZ  kv_key195
 
-kv_key_done192:
+kv_key_done196:
 	VZEROUPPER
 	RET
 
@@ -5088,7 +5492,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups199
+	JNE   kv_groups203
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5096,9 +5500,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done201
+	JZ    v1_row_done205
 
-v1_row200:
+v1_row204:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5120,12 +5524,12 @@ v1_row200:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done203
+	JZ           v1_key_done207
 
-v1_key202:
+v1_key206:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero204
+	JZ           v1_zero208
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5136,13 +5540,13 @@ v1_key202:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero204:
+v1_zero208:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key202
+	JNZ  v1_key206
 
-v1_key_done203:
+v1_key_done207:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5155,22 +5559,22 @@ v1_key_done203:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row200
+	JNZ     v1_row204
 
-v1_row_done201:
+v1_row_done205:
 	VZEROUPPER
 	RET
 
-kv_groups199:
+kv_groups203:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done206
+	JZ    kv_rescale_done210
 
-kv_rescale205:
+kv_rescale209:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5199,28 +5603,28 @@ kv_rescale205:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale205
+	JNZ          kv_rescale209
 
-kv_rescale_done206:
+kv_rescale_done210:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys207:
+vb_keys211:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done208
+	JL    vb_keys_done212
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done210
+	JZ    vb_query_done214
 
-vb_query209:
+vb_query213:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done212
+	JZ    vb_group_done216
 
-vb_group211:
+vb_group215:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -5259,9 +5663,9 @@ vb_group211:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row213
+	JNZ        vb_by_row217
 
-vb_rows215:
+vb_rows219:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5284,73 +5688,28 @@ vb_rows215:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero220
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero216:
+vh_zero220:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero221
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero217:
+vh_zero221:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero218:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero219
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero219:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero220
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero220:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero221
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero221:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero222
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5358,44 +5717,44 @@ vh_zero221:
 
 vh_zero222:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero223
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero223:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero224
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero224:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero225
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero225:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero226
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5403,44 +5762,44 @@ vh_zero225:
 
 vh_zero226:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero227
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero227:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero228
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero228:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero229
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero229:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero230
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5448,16 +5807,61 @@ vh_zero229:
 
 vh_zero230:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero231
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero231:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero232
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero232:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero233
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero233:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero234
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero234:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero235
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero235:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -5496,73 +5900,28 @@ vh_zero231:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero232
+	JZ           vh_zero236
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero232:
+vh_zero236:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero233
+	JZ           vh_zero237
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero233:
+vh_zero237:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero234
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero234:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero235
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero235:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero236
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero236:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero237
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero237:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero238
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5570,44 +5929,44 @@ vh_zero237:
 
 vh_zero238:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero239
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero239:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero240
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero240:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero241
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero241:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero242
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5615,44 +5974,44 @@ vh_zero241:
 
 vh_zero242:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero243
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero243:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero244
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero244:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero245
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero245:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero246
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5660,16 +6019,61 @@ vh_zero245:
 
 vh_zero246:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero247
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero247:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero248
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero248:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero249
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero249:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero250
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero250:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero251
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero251:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -5692,15 +6096,15 @@ vh_zero247:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows215
-	JMP     vb_group_next214
+	JNZ     vb_rows219
+	JMP     vb_group_next218
 
-vb_by_row213:
+vb_by_row217:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done249
+	JZ    vb_head_done253
 
-vb_head248:
+vb_head252:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5711,7 +6115,7 @@ vb_head248:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero250
+	JZ           vb_zero254
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -5722,10 +6126,10 @@ vb_head248:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero250:
+vb_zero254:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero251
+	JZ           vb_zero255
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -5736,10 +6140,10 @@ vb_zero250:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero251:
+vb_zero255:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero252
+	JZ           vb_zero256
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -5750,10 +6154,10 @@ vb_zero251:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero252:
+vb_zero256:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero253
+	JZ           vb_zero257
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -5764,7 +6168,7 @@ vb_zero252:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero253:
+vb_zero257:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -5776,44 +6180,44 @@ vb_zero253:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head248
+	JNZ     vb_head252
 
-vb_head_done249:
-vb_group_next214:
+vb_head_done253:
+vb_group_next218:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group211
+	JNZ  vb_group215
 
-vb_group_done212:
+vb_group_done216:
 	DECQ R11
-	JNZ  vb_query209
+	JNZ  vb_query213
 
-vb_query_done210:
+vb_query_done214:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys207
+	JMP  vb_keys211
 
-vb_keys_done208:
+vb_keys_done212:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done255
+	JZ     kv_key_done259
 
-kv_key254:
+kv_key258:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done257
+	JZ    kv_query_done261
 
-kv_query256:
+kv_query260:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done259
+	JZ    kv_group_done263
 
-kv_group258:
+kv_group262:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5832,12 +6236,12 @@ kv_group258:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done261
+	JZ         kv_head_done265
 
-kv_head260:
+kv_head264:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero262
+	JZ           kv_zero266
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -5864,28 +6268,28 @@ kv_head260:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero262:
+kv_zero266:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head260
+	JNZ  kv_head264
 
-kv_head_done261:
+kv_head_done265:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group258
+	JNZ  kv_group262
 
-kv_group_done259:
+kv_group_done263:
 	DECQ R12
-	JNZ  kv_query256
+	JNZ  kv_query260
 
-kv_query_done257:
+kv_query_done261:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key254
+	JNZ  kv_key258
 
-kv_key_done255:
+kv_key_done259:
 	VZEROUPPER
 	RET
 
@@ -5898,9 +6302,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop264:
+loop268:
 	CMPQ    CX, $0x00000020
-	JB      loop_end265
+	JB      loop_end269
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5911,23 +6315,23 @@ loop264:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop264
+	JMP     loop268
 
-loop_end265:
-loop266:
+loop_end269:
+loop270:
 	CMPQ    CX, $0x00000010
-	JB      loop_end267
+	JB      loop_end271
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop266
+	JMP     loop270
 
-loop_end267:
+loop_end271:
 	TESTQ     CX, CX
-	JZ        loop_done263
+	JZ        loop_done267
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5935,7 +6339,7 @@ loop_end267:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done263:
+loop_done267:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5945,10 +6349,10 @@ loop_done263:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store268
+	JZ            max_store272
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store268:
+max_store272:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5975,9 +6379,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop270:
+loop274:
 	CMPQ         CX, $0x00000010
-	JB           loop_end271
+	JB           loop_end275
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5999,11 +6403,11 @@ loop270:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop270
+	JMP          loop274
 
-loop_end271:
+loop_end275:
 	TESTQ        CX, CX
-	JZ           loop_done269
+	JZ           loop_done273
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6027,7 +6431,7 @@ loop_end271:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done269:
+loop_done273:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -22,6 +22,7 @@ type kernels struct {
 	combineRows COMBINE
 	addRamp    func(dst []float32, nslope, t0 float64)
 	hiRow      HIROW
+	farRows    FARROWS
 }
 
 // Variant is one registered variant, with exported fields.
@@ -36,13 +37,14 @@ type Variant = struct {
 	CombineRows COMBINE
 	AddRamp    func(dst []float32, nslope, t0 float64)
 	HiRow      HIROW
+	FarRows    FARROWS
 }
 
 // Registered lists the variants in registration order.
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows, k.addRamp, k.hiRow})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows, k.addRamp, k.hiRow, k.farRows})
 }
 `
 
@@ -50,7 +52,7 @@ func registerVariant(name string, available bool, k kernels) {
 // <name>_variants.go of a rope, bias or absolute package on amd64.
 // The rotate field's type is abi.Rotate's.
 func Harness(pkg string) string {
-	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "COMBINE", abi.CombineRows.FuncType(), "HIROW", abi.HiRow.FuncType())
+	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "COMBINE", abi.CombineRows.FuncType(), "HIROW", abi.HiRow.FuncType(), "FARROWS", abi.FarRows.FuncType())
 	return r.Replace(fmt.Sprintf(harnessSrc, pkg))
 }
 

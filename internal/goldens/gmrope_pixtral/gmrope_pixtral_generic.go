@@ -6,6 +6,7 @@ package gmrope_pixtral
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
 	expShift:    expShiftGeneric,
+	farRows:     farRowsGeneric,
 	hiRow:       hiRowGeneric,
 	maxRow:      maxRowGeneric,
 	rotate:      rotateGeneric,

@@ -943,6 +943,180 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done29
+
+far_token30:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000140, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000140, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000140, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000140, SI, SI
+	VMOVUPS 245760(CX)(SI*1), Y0
+	VMOVUPS 245920(CX)(SI*1), Y1
+	VMOVUPS 163840(CX)(R9*1), Y2
+	VMOVUPS 164000(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 81920(CX)(R8*1), Y0
+	VMOVUPS 82080(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 160(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 160(AX)
+	VMOVUPS 245792(CX)(SI*1), Y0
+	VMOVUPS 245952(CX)(SI*1), Y1
+	VMOVUPS 163872(CX)(R9*1), Y2
+	VMOVUPS 164032(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 81952(CX)(R8*1), Y0
+	VMOVUPS 82112(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 192(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 192(AX)
+	VMOVUPS 245824(CX)(SI*1), Y0
+	VMOVUPS 245984(CX)(SI*1), Y1
+	VMOVUPS 163904(CX)(R9*1), Y2
+	VMOVUPS 164064(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 81984(CX)(R8*1), Y0
+	VMOVUPS 82144(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 224(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 224(AX)
+	VMOVUPS 245856(CX)(SI*1), Y0
+	VMOVUPS 246016(CX)(SI*1), Y1
+	VMOVUPS 163936(CX)(R9*1), Y2
+	VMOVUPS 164096(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 82016(CX)(R8*1), Y0
+	VMOVUPS 82176(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 256(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 256(AX)
+	VMOVUPS 245888(CX)(SI*1), Y0
+	VMOVUPS 246048(CX)(SI*1), Y1
+	VMOVUPS 163968(CX)(R9*1), Y2
+	VMOVUPS 164128(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 82048(CX)(R8*1), Y0
+	VMOVUPS 82208(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 288(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 288(AX)
+	ADDQ    $0x00000140, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token30
+
+far_done29:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -953,23 +1127,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups29
+	JNE   kv_groups31
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows30:
+s1_rows32:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done31
+	JL   s1_rows_done33
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys32:
+s1_keys34:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done33
+	JL           s1_keys_done35
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -1126,13 +1300,13 @@ s1_keys32:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys32
+	JMP          s1_keys34
 
-s1_keys_done33:
+s1_keys_done35:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done35
+	JZ    s1_key_tail_done37
 
-s1_key_tail34:
+s1_key_tail36:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1192,27 +1366,27 @@ s1_key_tail34:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail34
+	JNZ          s1_key_tail36
 
-s1_key_tail_done35:
+s1_key_tail_done37:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows30
+	JMP  s1_rows32
 
-s1_rows_done31:
+s1_rows_done33:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done37
+	JZ    s1_row_tail_done39
 
-s1_row_tail36:
+s1_row_tail38:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done39
+	JZ    s1_row_tail_key_done41
 
-s1_row_tail_key38:
+s1_row_tail_key40:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1244,40 +1418,40 @@ s1_row_tail_key38:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key38
+	JNZ          s1_row_tail_key40
 
-s1_row_tail_key_done39:
+s1_row_tail_key_done41:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail36
+	JNZ  s1_row_tail38
 
-s1_row_tail_done37:
+s1_row_tail_done39:
 	VZEROUPPER
 	RET
 
-kv_groups29:
+kv_groups31:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key40
+	JNZ   kv_by_key42
 
-kb_keys41:
+kb_keys43:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done42
+	JL    kb_keys_done44
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done44
+	JZ    kb_query_done46
 
-kb_query43:
+kb_query45:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done46
+	JZ    kb_group_done48
 
-kb_group45:
+kb_group47:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1304,7 +1478,7 @@ kb_group45:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows47:
+kb_rows49:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -1462,42 +1636,42 @@ kb_rows47:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows47
+	JNZ          kb_rows49
 	ADDQ         $0x00000140, R9
 	DECQ         R12
-	JNZ          kb_group45
+	JNZ          kb_group47
 
-kb_group_done46:
+kb_group_done48:
 	DECQ R11
-	JNZ  kb_query43
+	JNZ  kb_query45
 
-kb_query_done44:
+kb_query_done46:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys41
+	JMP  kb_keys43
 
-kb_keys_done42:
-kv_by_key40:
+kb_keys_done44:
+kv_by_key42:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done49
+	JZ     kv_key_done51
 
-kv_key48:
+kv_key50:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kv_query_done53
 
-kv_query50:
+kv_query52:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kv_group_done55
 
-kv_group52:
+kv_group54:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1515,9 +1689,9 @@ kv_group52:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done57
 
-kv_head54:
+kv_head56:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1539,24 +1713,24 @@ kv_head54:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head56
 
-kv_head_done55:
+kv_head_done57:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group54
 
-kv_group_done53:
+kv_group_done55:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query52
 
-kv_query_done51:
+kv_query_done53:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key50
 
-kv_key_done49:
+kv_key_done51:
 	VZEROUPPER
 	RET
 
@@ -1570,7 +1744,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups58
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1578,9 +1752,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done60
 
-v1_row57:
+v1_row59:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1606,12 +1780,12 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done62
 
-v1_key59:
+v1_key61:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero63
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1624,13 +1798,13 @@ v1_key59:
 	VFMADD231PS  256(R9), Y0, Y9
 	VFMADD231PS  288(R9), Y0, Y10
 
-v1_zero61:
+v1_zero63:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key61
 
-v1_key_done60:
+v1_key_done62:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1645,22 +1819,22 @@ v1_key_done60:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row59
 
-v1_row_done58:
+v1_row_done60:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups58:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done63
+	JZ    kv_rescale_done65
 
-kv_rescale62:
+kv_rescale64:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1695,28 +1869,28 @@ kv_rescale62:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale62
+	JNZ          kv_rescale64
 
-kv_rescale_done63:
+kv_rescale_done65:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys64:
+vb_keys66:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done65
+	JL    vb_keys_done67
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done67
+	JZ    vb_query_done69
 
-vb_query66:
+vb_query68:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done69
+	JZ    vb_group_done71
 
-vb_group68:
+vb_group70:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1743,9 +1917,9 @@ vb_group68:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row70
+	JNZ        vb_by_row72
 
-vb_rows72:
+vb_rows74:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1760,96 +1934,96 @@ vb_rows72:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero73
+	JZ           vh_zero75
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero73:
+vh_zero75:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero74
+	JZ           vh_zero76
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero74:
+vh_zero76:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero77
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero77:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero78
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero78:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero79
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero79:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero80
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero80:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero81
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero81:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero82
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero82:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1872,96 +2046,96 @@ vh_zero80:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero83
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero83:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero84:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero85:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero86:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero87:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero88:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -1978,74 +2152,74 @@ vh_zero88:
 	VMOVUPS      288(R9), Y5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS (R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero89:
+vh_zero91:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS (R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero90:
+vh_zero92:
 	VMOVUPS      256(R9)(DX*1), Y4
 	VMOVUPS      288(R9)(DX*1), Y5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 4(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero91:
+vh_zero93:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero92:
+vh_zero94:
 	VMOVUPS      256(R9)(DX*2), Y4
 	VMOVUPS      288(R9)(DX*2), Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS 8(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero93:
+vh_zero95:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero94:
+vh_zero96:
 	VMOVUPS      256(R9)(R10*1), Y4
 	VMOVUPS      288(R9)(R10*1), Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 12(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero95:
+vh_zero97:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero96:
+vh_zero98:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 576(DI)
@@ -2054,15 +2228,15 @@ vh_zero96:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows72
-	JMP     vb_group_next71
+	JNZ     vb_rows74
+	JMP     vb_group_next73
 
-vb_by_row70:
+vb_by_row72:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done98
+	JZ    vb_head_done100
 
-vb_head97:
+vb_head99:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2075,7 +2249,7 @@ vb_head97:
 	VMOVUPS      288(DI), Y9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero99
+	JZ           vb_zero101
 	VBROADCASTSS (R8), Y10
 	VFMADD231PS  (R9), Y10, Y0
 	VFMADD231PS  32(R9), Y10, Y1
@@ -2088,10 +2262,10 @@ vb_head97:
 	VFMADD231PS  256(R9), Y10, Y8
 	VFMADD231PS  288(R9), Y10, Y9
 
-vb_zero99:
+vb_zero101:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero100
+	JZ           vb_zero102
 	VBROADCASTSS 4(R8), Y10
 	VFMADD231PS  (R9)(DX*1), Y10, Y0
 	VFMADD231PS  32(R9)(DX*1), Y10, Y1
@@ -2104,10 +2278,10 @@ vb_zero99:
 	VFMADD231PS  256(R9)(DX*1), Y10, Y8
 	VFMADD231PS  288(R9)(DX*1), Y10, Y9
 
-vb_zero100:
+vb_zero102:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero101
+	JZ           vb_zero103
 	VBROADCASTSS 8(R8), Y10
 	VFMADD231PS  (R9)(DX*2), Y10, Y0
 	VFMADD231PS  32(R9)(DX*2), Y10, Y1
@@ -2120,10 +2294,10 @@ vb_zero100:
 	VFMADD231PS  256(R9)(DX*2), Y10, Y8
 	VFMADD231PS  288(R9)(DX*2), Y10, Y9
 
-vb_zero101:
+vb_zero103:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero102
+	JZ           vb_zero104
 	VBROADCASTSS 12(R8), Y10
 	VFMADD231PS  (R9)(R10*1), Y10, Y0
 	VFMADD231PS  32(R9)(R10*1), Y10, Y1
@@ -2136,7 +2310,7 @@ vb_zero101:
 	VFMADD231PS  256(R9)(R10*1), Y10, Y8
 	VFMADD231PS  288(R9)(R10*1), Y10, Y9
 
-vb_zero102:
+vb_zero104:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2150,44 +2324,44 @@ vb_zero102:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head97
+	JNZ     vb_head99
 
-vb_head_done98:
-vb_group_next71:
+vb_head_done100:
+vb_group_next73:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group68
+	JNZ  vb_group70
 
-vb_group_done69:
+vb_group_done71:
 	DECQ R11
-	JNZ  vb_query66
+	JNZ  vb_query68
 
-vb_query_done67:
+vb_query_done69:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys64
+	JMP  vb_keys66
 
-vb_keys_done65:
+vb_keys_done67:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done104
+	JZ     kv_key_done106
 
-kv_key103:
+kv_key105:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done106
+	JZ    kv_query_done108
 
-kv_query105:
+kv_query107:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done108
+	JZ    kv_group_done110
 
-kv_group107:
+kv_group109:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2205,12 +2379,12 @@ kv_group107:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done110
+	JZ         kv_head_done112
 
-kv_head109:
+kv_head111:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero111
+	JZ           kv_zero113
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2243,28 +2417,28 @@ kv_head109:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero111:
+kv_zero113:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head109
+	JNZ  kv_head111
 
-kv_head_done110:
+kv_head_done112:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group107
+	JNZ  kv_group109
 
-kv_group_done108:
+kv_group_done110:
 	DECQ R12
-	JNZ  kv_query105
+	JNZ  kv_query107
 
-kv_query_done106:
+kv_query_done108:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key103
+	JNZ  kv_key105
 
-kv_key_done104:
+kv_key_done106:
 	VZEROUPPER
 	RET
 
@@ -2277,9 +2451,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop113:
+loop115:
 	CMPQ    CX, $0x00000010
-	JB      loop_end114
+	JB      loop_end116
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2290,23 +2464,23 @@ loop113:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop113
+	JMP     loop115
 
-loop_end114:
-loop115:
+loop_end116:
+loop117:
 	CMPQ    CX, $0x00000008
-	JB      loop_end116
+	JB      loop_end118
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop115
+	JMP     loop117
 
-loop_end116:
+loop_end118:
 	TESTQ      CX, CX
-	JZ         loop_done112
+	JZ         loop_done114
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2316,7 +2490,7 @@ loop_end116:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done112:
+loop_done114:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2324,10 +2498,10 @@ loop_done112:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store117
+	JZ           max_store119
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store117:
+max_store119:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2347,9 +2521,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop119:
+loop121:
 	CMPQ         CX, $0x00000008
-	JB           loop_end120
+	JB           loop_end122
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2372,11 +2546,11 @@ loop119:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop119
+	JMP          loop121
 
-loop_end120:
+loop_end122:
 	TESTQ        CX, CX
-	JZ           loop_done118
+	JZ           loop_done120
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2402,7 +2576,7 @@ loop_end120:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done118:
+loop_done120:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2426,18 +2600,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done121
+	JZ     rope_done123
 	TESTL  R8, R8
-	JS     rope_inverse122
+	JS     rope_inverse124
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000140, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream123
+	JA     rope_stream125
 
-rope_token125:
+rope_token127:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000140, R8, R8
 	ADDQ      BX, R8
@@ -2449,14 +2623,14 @@ rope_token125:
 	VMOVUPS.Z 288(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done126
+	JZ        rope_heads_done128
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src127
+	JNE       rope_heads_from_src129
 
-rope_head128:
+rope_head130:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     160(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2483,13 +2657,13 @@ rope_head128:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head128
-	JMP         rope_heads_done126
+	JNZ         rope_head130
+	JMP         rope_heads_done128
 
-rope_heads_from_src127:
+rope_heads_from_src129:
 	MOVQ CX, R10
 
-rope_head129:
+rope_head131:
 	VMOVUPS     (R10), Z6
 	VMOVUPS     160(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2517,17 +2691,17 @@ rope_head129:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head129
+	JNZ         rope_head131
 
-rope_heads_done126:
+rope_heads_done128:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done130
+	JZ    rope_heads_done132
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head131:
+rope_head133:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     160(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2554,9 +2728,9 @@ rope_head131:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head131
+	JNZ         rope_head133
 
-rope_heads_done130:
+rope_heads_done132:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2566,11 +2740,11 @@ rope_heads_done130:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token125
-	JMP  rope_tokens_done124
+	JNZ  rope_token127
+	JMP  rope_tokens_done126
 
-rope_stream123:
-rope_token132:
+rope_stream125:
+rope_token134:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000140, R8, R8
 	ADDQ      BX, R8
@@ -2582,16 +2756,16 @@ rope_token132:
 	VMOVUPS.Z 288(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done133
+	JZ        rope_heads_done135
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x02, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src134
+	JNE       rope_heads_from_src136
 
-rope_head135:
+rope_head137:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2623,13 +2797,13 @@ rope_head135:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head135
-	JMP         rope_heads_done133
+	JNZ         rope_head137
+	JMP         rope_heads_done135
 
-rope_heads_from_src134:
+rope_heads_from_src136:
 	MOVQ CX, R10
 
-rope_head136:
+rope_head138:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2662,19 +2836,19 @@ rope_head136:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head136
+	JNZ         rope_head138
 
-rope_heads_done133:
+rope_heads_done135:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done137
+	JZ    rope_heads_done139
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head138:
+rope_head140:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2706,9 +2880,9 @@ rope_head138:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head138
+	JNZ         rope_head140
 
-rope_heads_done137:
+rope_heads_done139:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2718,21 +2892,21 @@ rope_heads_done137:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token132
+	JNZ  rope_token134
 
-rope_tokens_done124:
-	JMP rope_done121
+rope_tokens_done126:
+	JMP rope_done123
 
-rope_inverse122:
+rope_inverse124:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000140, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream139
+	JA     rope_stream141
 
-rope_token141:
+rope_token143:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000140, CX, CX
 	ADDQ      BX, CX
@@ -2744,12 +2918,12 @@ rope_token141:
 	VMOVUPS.Z 288(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done142
+	JZ        rope_heads_done144
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 
-rope_head143:
+rope_head145:
 	VMOVUPS     (DX), Z6
 	VMOVUPS     160(DX), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2776,19 +2950,19 @@ rope_head143:
 	VMOVUPS     Z9, K1, 288(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head143
+	JNZ         rope_head145
 
-rope_heads_done142:
+rope_heads_done144:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token141
-	JMP  rope_tokens_done140
+	JNZ  rope_token143
+	JMP  rope_tokens_done142
 
-rope_stream139:
-rope_token144:
+rope_stream141:
+rope_token146:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000140, CX, CX
 	ADDQ      BX, CX
@@ -2800,14 +2974,14 @@ rope_token144:
 	VMOVUPS.Z 288(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done145
+	JZ        rope_heads_done147
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x02, R9
 
-rope_head146:
+rope_head148:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2839,18 +3013,18 @@ rope_head146:
 	VMOVUPS     Z9, K1, 288(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head146
+	JNZ         rope_head148
 
-rope_heads_done145:
+rope_heads_done147:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token144
+	JNZ  rope_token146
 
-rope_tokens_done140:
-rope_done121:
+rope_tokens_done142:
+rope_done123:
 	VZEROUPPER
 	RET
 
@@ -2864,9 +3038,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done147
+	JZ    combine_done149
 
-combine_token148:
+combine_token150:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000280, R8, R8
@@ -2934,9 +3108,9 @@ combine_token148:
 	ADDQ         $0x00000140, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token148
+	JNZ          combine_token150
 
-combine_done147:
+combine_done149:
 	VZEROUPPER
 	RET
 
@@ -3050,6 +3224,124 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done151
+
+far_token152:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000140, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000140, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000140, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000140, SI, SI
+	VMOVUPS 245760(CX)(SI*1), Z0
+	VMOVUPS 245920(CX)(SI*1), Z1
+	VMOVUPS 163840(CX)(R9*1), Z2
+	VMOVUPS 164000(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 81920(CX)(R8*1), Z0
+	VMOVUPS 82080(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 160(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 160(AX)
+	VMOVUPS 245824(CX)(SI*1), Z0
+	VMOVUPS 245984(CX)(SI*1), Z1
+	VMOVUPS 163904(CX)(R9*1), Z2
+	VMOVUPS 164064(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 81984(CX)(R8*1), Z0
+	VMOVUPS 82144(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 224(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 224(AX)
+	VMOVUPS 245888(CX)(SI*1), Y0
+	VMOVUPS 246048(CX)(SI*1), Y1
+	VMOVUPS 163968(CX)(R9*1), Y2
+	VMOVUPS 164128(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 82048(CX)(R8*1), Y0
+	VMOVUPS 82208(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 288(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 288(AX)
+	ADDQ    $0x00000140, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token152
+
+far_done151:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -3060,23 +3352,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups149
+	JNE   kv_groups153
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows150:
+s1_rows154:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done151
+	JL   s1_rows_done155
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys152:
+s1_keys156:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done153
+	JL            s1_keys_done157
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -3251,13 +3543,13 @@ s1_keys152:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys152
+	JMP           s1_keys156
 
-s1_keys_done153:
+s1_keys_done157:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done155
+	JZ    s1_key_tail_done159
 
-s1_key_tail154:
+s1_key_tail158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3342,29 +3634,29 @@ s1_key_tail154:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail154
+	JNZ           s1_key_tail158
 
-s1_key_tail_done155:
+s1_key_tail_done159:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows150
+	JMP  s1_rows154
 
-s1_rows_done151:
+s1_rows_done155:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done157
+	JZ    s1_row_tail_done161
 
-s1_row_tail156:
+s1_row_tail160:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done159
+	JZ    s1_row_tail_key_done163
 
-s1_row_tail_key158:
+s1_row_tail_key162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3388,40 +3680,40 @@ s1_row_tail_key158:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key158
+	JNZ           s1_row_tail_key162
 
-s1_row_tail_key_done159:
+s1_row_tail_key_done163:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail156
+	JNZ  s1_row_tail160
 
-s1_row_tail_done157:
+s1_row_tail_done161:
 	VZEROUPPER
 	RET
 
-kv_groups149:
+kv_groups153:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key160
+	JNZ   kv_by_key164
 
-kb_keys161:
+kb_keys165:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done162
+	JL    kb_keys_done166
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done164
+	JZ    kb_query_done168
 
-kb_query163:
+kb_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done166
+	JZ    kb_group_done170
 
-kb_group165:
+kb_group169:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3448,7 +3740,7 @@ kb_group165:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows167:
+kb_rows171:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -3626,42 +3918,42 @@ kb_rows167:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows167
+	JNZ           kb_rows171
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group165
+	JNZ           kb_group169
 
-kb_group_done166:
+kb_group_done170:
 	DECQ R11
-	JNZ  kb_query163
+	JNZ  kb_query167
 
-kb_query_done164:
+kb_query_done168:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys161
+	JMP  kb_keys165
 
-kb_keys_done162:
-kv_by_key160:
+kb_keys_done166:
+kv_by_key164:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done169
+	JZ     kv_key_done173
 
-kv_key168:
+kv_key172:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done171
+	JZ    kv_query_done175
 
-kv_query170:
+kv_query174:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done173
+	JZ    kv_group_done177
 
-kv_group172:
+kv_group176:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3674,9 +3966,9 @@ kv_group172:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done175
+	JZ         kv_head_done179
 
-kv_head174:
+kv_head178:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -3695,24 +3987,24 @@ kv_head174:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head174
+	JNZ           kv_head178
 
-kv_head_done175:
+kv_head_done179:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group172
+	JNZ  kv_group176
 
-kv_group_done173:
+kv_group_done177:
 	DECQ R11
-	JNZ  kv_query170
+	JNZ  kv_query174
 
-kv_query_done171:
+kv_query_done175:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key168
+	JNZ  kv_key172
 
-kv_key_done169:
+kv_key_done173:
 	VZEROUPPER
 	RET
 
@@ -3726,7 +4018,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups176
+	JNE   kv_groups180
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3734,9 +4026,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done178
+	JZ    v1_row_done182
 
-v1_row177:
+v1_row181:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3752,12 +4044,12 @@ v1_row177:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done180
+	JZ           v1_key_done184
 
-v1_key179:
+v1_key183:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero181
+	JZ           v1_zero185
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3765,13 +4057,13 @@ v1_key179:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero181:
+v1_zero185:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key179
+	JNZ  v1_key183
 
-v1_key_done180:
+v1_key_done184:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3781,22 +4073,22 @@ v1_key_done180:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row177
+	JNZ     v1_row181
 
-v1_row_done178:
+v1_row_done182:
 	VZEROUPPER
 	RET
 
-kv_groups176:
+kv_groups180:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done183
+	JZ    kv_rescale_done187
 
-kv_rescale182:
+kv_rescale186:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3816,28 +4108,28 @@ kv_rescale182:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale182
+	JNZ          kv_rescale186
 
-kv_rescale_done183:
+kv_rescale_done187:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys184:
+vb_keys188:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done185
+	JL    vb_keys_done189
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done187
+	JZ    vb_query_done191
 
-vb_query186:
+vb_query190:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done189
+	JZ    vb_group_done193
 
-vb_group188:
+vb_group192:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3864,9 +4156,9 @@ vb_group188:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row190
+	JNZ        vb_by_row194
 
-vb_rows192:
+vb_rows196:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -3889,73 +4181,28 @@ vb_rows192:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero193
+	JZ           vh_zero197
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero193:
+vh_zero197:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero194
+	JZ           vh_zero198
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero194:
+vh_zero198:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero195
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero195:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero196
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero196:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero197
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero197:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero198
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero198:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero199
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3963,44 +4210,44 @@ vh_zero198:
 
 vh_zero199:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero200
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero200:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero201
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero201:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero202
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero202:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero203
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4008,44 +4255,44 @@ vh_zero202:
 
 vh_zero203:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero204
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero204:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero205
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero205:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero206
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero206:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero207
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4053,16 +4300,61 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero208
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero208:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero209:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero210:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero211:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero212:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -4086,123 +4378,123 @@ vh_zero208:
 	VMOVUPS      256(R9), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero213
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero209:
+vh_zero213:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero214
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero210:
+vh_zero214:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
-	VBROADCASTSS (R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero211:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero212
-	VBROADCASTSS (R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero212:
-	VMOVUPS      256(R9)(DX*1), Z4
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero213
-	VBROADCASTSS 4(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero213:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero214
-	VBROADCASTSS 4(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero214:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero215
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero215:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero216
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS (R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero216:
-	VMOVUPS      256(R9)(DX*2), Z4
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z4
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero217
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero217:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero218
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero218:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero219
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero219:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero220
-	VBROADCASTSS 8(R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero220:
-	VMOVUPS      256(R9)(R10*1), Z4
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero221
-	VBROADCASTSS 12(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero221:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero222
-	VBROADCASTSS 12(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero222:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero223
-	VBROADCASTSS 12(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero223:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero224
-	VBROADCASTSS 12(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero224:
+	VMOVUPS      256(R9)(R10*1), Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero225
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero225:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero226
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero226:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero227
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero227:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero228
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero228:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 576(DI)
 	VMOVUPS Z2, 896(DI)
@@ -4213,15 +4505,15 @@ vh_zero224:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows192
-	JMP     vb_group_next191
+	JNZ     vb_rows196
+	JMP     vb_group_next195
 
-vb_by_row190:
+vb_by_row194:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done226
+	JZ    vb_head_done230
 
-vb_head225:
+vb_head229:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4229,7 +4521,7 @@ vb_head225:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero227
+	JZ           vb_zero231
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -4237,10 +4529,10 @@ vb_head225:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero227:
+vb_zero231:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero228
+	JZ           vb_zero232
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -4248,10 +4540,10 @@ vb_zero227:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero228:
+vb_zero232:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero229
+	JZ           vb_zero233
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R9)(DX*2), Z5, Z0
 	VFMADD231PS  64(R9)(DX*2), Z5, Z1
@@ -4259,10 +4551,10 @@ vb_zero228:
 	VFMADD231PS  192(R9)(DX*2), Z5, Z3
 	VFMADD231PS  256(R9)(DX*2), Z5, Z4
 
-vb_zero229:
+vb_zero233:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero230
+	JZ           vb_zero234
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R9)(R10*1), Z5, Z0
 	VFMADD231PS  64(R9)(R10*1), Z5, Z1
@@ -4270,7 +4562,7 @@ vb_zero229:
 	VFMADD231PS  192(R9)(R10*1), Z5, Z3
 	VFMADD231PS  256(R9)(R10*1), Z5, Z4
 
-vb_zero230:
+vb_zero234:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4279,44 +4571,44 @@ vb_zero230:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head225
+	JNZ     vb_head229
 
-vb_head_done226:
-vb_group_next191:
+vb_head_done230:
+vb_group_next195:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group188
+	JNZ  vb_group192
 
-vb_group_done189:
+vb_group_done193:
 	DECQ R11
-	JNZ  vb_query186
+	JNZ  vb_query190
 
-vb_query_done187:
+vb_query_done191:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys184
+	JMP  vb_keys188
 
-vb_keys_done185:
+vb_keys_done189:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done232
+	JZ     kv_key_done236
 
-kv_key231:
+kv_key235:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done234
+	JZ    kv_query_done238
 
-kv_query233:
+kv_query237:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done236
+	JZ    kv_group_done240
 
-kv_group235:
+kv_group239:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4329,12 +4621,12 @@ kv_group235:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done238
+	JZ         kv_head_done242
 
-kv_head237:
+kv_head241:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero239
+	JZ           kv_zero243
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -4352,28 +4644,28 @@ kv_head237:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero239:
+kv_zero243:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head237
+	JNZ  kv_head241
 
-kv_head_done238:
+kv_head_done242:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group235
+	JNZ  kv_group239
 
-kv_group_done236:
+kv_group_done240:
 	DECQ R12
-	JNZ  kv_query233
+	JNZ  kv_query237
 
-kv_query_done234:
+kv_query_done238:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key231
+	JNZ  kv_key235
 
-kv_key_done232:
+kv_key_done236:
 	VZEROUPPER
 	RET
 
@@ -4386,9 +4678,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop241:
+loop245:
 	CMPQ    CX, $0x00000020
-	JB      loop_end242
+	JB      loop_end246
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4399,23 +4691,23 @@ loop241:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop241
+	JMP     loop245
 
-loop_end242:
-loop243:
+loop_end246:
+loop247:
 	CMPQ    CX, $0x00000010
-	JB      loop_end244
+	JB      loop_end248
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop243
+	JMP     loop247
 
-loop_end244:
+loop_end248:
 	TESTQ     CX, CX
-	JZ        loop_done240
+	JZ        loop_done244
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4423,7 +4715,7 @@ loop_end244:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done240:
+loop_done244:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4433,10 +4725,10 @@ loop_done240:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store245
+	JZ            max_store249
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store245:
+max_store249:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4463,9 +4755,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop247:
+loop251:
 	CMPQ         CX, $0x00000010
-	JB           loop_end248
+	JB           loop_end252
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4487,11 +4779,11 @@ loop247:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop247
+	JMP          loop251
 
-loop_end248:
+loop_end252:
 	TESTQ        CX, CX
-	JZ           loop_done246
+	JZ           loop_done250
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4515,7 +4807,7 @@ loop_end248:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done246:
+loop_done250:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

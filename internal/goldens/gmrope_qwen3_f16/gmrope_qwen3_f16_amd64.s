@@ -1386,6 +1386,264 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done37
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Y0
+	VMOVUPS 393472(CX)(SI*1), Y1
+	VMOVUPS 262144(CX)(R9*1), Y2
+	VMOVUPS 262400(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131072(CX)(R8*1), Y0
+	VMOVUPS 131328(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 256(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 256(AX)
+	VMOVUPS 393248(CX)(SI*1), Y0
+	VMOVUPS 393504(CX)(SI*1), Y1
+	VMOVUPS 262176(CX)(R9*1), Y2
+	VMOVUPS 262432(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131104(CX)(R8*1), Y0
+	VMOVUPS 131360(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 288(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 288(AX)
+	VMOVUPS 393280(CX)(SI*1), Y0
+	VMOVUPS 393536(CX)(SI*1), Y1
+	VMOVUPS 262208(CX)(R9*1), Y2
+	VMOVUPS 262464(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131136(CX)(R8*1), Y0
+	VMOVUPS 131392(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 320(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 320(AX)
+	VMOVUPS 393312(CX)(SI*1), Y0
+	VMOVUPS 393568(CX)(SI*1), Y1
+	VMOVUPS 262240(CX)(R9*1), Y2
+	VMOVUPS 262496(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131168(CX)(R8*1), Y0
+	VMOVUPS 131424(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 352(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 352(AX)
+	VMOVUPS 393344(CX)(SI*1), Y0
+	VMOVUPS 393600(CX)(SI*1), Y1
+	VMOVUPS 262272(CX)(R9*1), Y2
+	VMOVUPS 262528(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131200(CX)(R8*1), Y0
+	VMOVUPS 131456(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 384(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 384(AX)
+	VMOVUPS 393376(CX)(SI*1), Y0
+	VMOVUPS 393632(CX)(SI*1), Y1
+	VMOVUPS 262304(CX)(R9*1), Y2
+	VMOVUPS 262560(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131232(CX)(R8*1), Y0
+	VMOVUPS 131488(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 160(CX)(DI*1), Y1
+	VMOVUPS 416(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 160(AX)
+	VMOVUPS Y0, 416(AX)
+	VMOVUPS 393408(CX)(SI*1), Y0
+	VMOVUPS 393664(CX)(SI*1), Y1
+	VMOVUPS 262336(CX)(R9*1), Y2
+	VMOVUPS 262592(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131264(CX)(R8*1), Y0
+	VMOVUPS 131520(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 192(CX)(DI*1), Y1
+	VMOVUPS 448(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 192(AX)
+	VMOVUPS Y0, 448(AX)
+	VMOVUPS 393440(CX)(SI*1), Y0
+	VMOVUPS 393696(CX)(SI*1), Y1
+	VMOVUPS 262368(CX)(R9*1), Y2
+	VMOVUPS 262624(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131296(CX)(R8*1), Y0
+	VMOVUPS 131552(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 224(CX)(DI*1), Y1
+	VMOVUPS 480(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 224(AX)
+	VMOVUPS Y0, 480(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1396,23 +1654,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1653,13 +1911,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1743,27 +2001,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1807,40 +2065,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1879,7 +2137,7 @@ kb_group53:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2121,42 +2379,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2177,9 +2435,9 @@ kv_group60:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2213,24 +2471,24 @@ kv_head62:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -2244,7 +2502,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2252,9 +2510,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2284,12 +2542,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2304,13 +2562,13 @@ v1_key67:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2336,25 +2594,25 @@ v1_key_done68:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done71
+	JZ           v1_key_done73
 
-v1_key70:
+v1_key72:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero72
+	JZ           v1_zero74
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero72:
+v1_zero74:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key70
+	JNZ  v1_key72
 
-v1_key_done71:
+v1_key_done73:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2363,22 +2621,22 @@ v1_key_done71:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done74
+	JZ    kv_rescale_done76
 
-kv_rescale73:
+kv_rescale75:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2431,28 +2689,28 @@ kv_rescale73:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale73
+	JNZ          kv_rescale75
 
-kv_rescale_done74:
+kv_rescale_done76:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys75:
+vb_keys77:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done76
+	JL    vb_keys_done78
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done78
+	JZ    vb_query_done80
 
-vb_query77:
+vb_query79:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done80
+	JZ    vb_group_done82
 
-vb_group79:
+vb_group81:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2491,9 +2749,9 @@ vb_group79:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row81
+	JNZ        vb_by_row83
 
-vb_rows83:
+vb_rows85:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2508,96 +2766,96 @@ vb_rows83:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero84:
+vh_zero86:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero85:
+vh_zero87:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero88:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero89:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero90:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero91:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero92:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero93:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2620,96 +2878,96 @@ vh_zero91:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero94:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero96:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero97:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero98:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero99:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero100:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero101:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2732,96 +2990,96 @@ vh_zero99:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero102:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero104:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero105:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero106:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero107:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero108:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero109:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -2844,96 +3102,96 @@ vh_zero107:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero110:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero112:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero113:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero114:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero115:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero116:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero117:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -2946,15 +3204,15 @@ vh_zero115:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows83
-	JMP     vb_group_next82
+	JNZ     vb_rows85
+	JMP     vb_group_next84
 
-vb_by_row81:
+vb_by_row83:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done117
+	JZ    vb_head_done119
 
-vb_head116:
+vb_head118:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2969,7 +3227,7 @@ vb_head116:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero118
+	JZ           vb_zero120
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2984,10 +3242,10 @@ vb_head116:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero118:
+vb_zero120:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero119
+	JZ           vb_zero121
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3002,10 +3260,10 @@ vb_zero118:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero119:
+vb_zero121:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero122
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3020,10 +3278,10 @@ vb_zero119:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero120:
+vb_zero122:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero123
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3038,7 +3296,7 @@ vb_zero120:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero121:
+vb_zero123:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3057,44 +3315,44 @@ vb_zero121:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero124
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero122:
+vb_zero124:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero125
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero123:
+vb_zero125:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero126
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero124:
+vb_zero126:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero127
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero125:
+vb_zero127:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3102,44 +3360,44 @@ vb_zero125:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head116
+	JNZ     vb_head118
 
-vb_head_done117:
-vb_group_next82:
+vb_head_done119:
+vb_group_next84:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group79
+	JNZ  vb_group81
 
-vb_group_done80:
+vb_group_done82:
 	DECQ R11
-	JNZ  vb_query77
+	JNZ  vb_query79
 
-vb_query_done78:
+vb_query_done80:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys75
+	JMP  vb_keys77
 
-vb_keys_done76:
+vb_keys_done78:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done127
+	JZ     kv_key_done129
 
-kv_key126:
+kv_key128:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done129
+	JZ    kv_query_done131
 
-kv_query128:
+kv_query130:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done131
+	JZ    kv_group_done133
 
-kv_group130:
+kv_group132:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3160,12 +3418,12 @@ kv_group130:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done133
+	JZ         kv_head_done135
 
-kv_head132:
+kv_head134:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero134
+	JZ           kv_zero136
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3216,28 +3474,28 @@ kv_head132:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero134:
+kv_zero136:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head132
+	JNZ  kv_head134
 
-kv_head_done133:
+kv_head_done135:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group130
+	JNZ  kv_group132
 
-kv_group_done131:
+kv_group_done133:
 	DECQ R12
-	JNZ  kv_query128
+	JNZ  kv_query130
 
-kv_query_done129:
+kv_query_done131:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key126
+	JNZ  kv_key128
 
-kv_key_done127:
+kv_key_done129:
 	VZEROUPPER
 	RET
 
@@ -3250,9 +3508,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop136:
+loop138:
 	CMPQ    CX, $0x00000010
-	JB      loop_end137
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3263,23 +3521,23 @@ loop136:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop136
+	JMP     loop138
 
-loop_end137:
-loop138:
+loop_end139:
+loop140:
 	CMPQ    CX, $0x00000008
-	JB      loop_end139
+	JB      loop_end141
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop138
+	JMP     loop140
 
-loop_end139:
+loop_end141:
 	TESTQ      CX, CX
-	JZ         loop_done135
+	JZ         loop_done137
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3289,7 +3547,7 @@ loop_end139:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done135:
+loop_done137:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3297,10 +3555,10 @@ loop_done135:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store140
+	JZ           max_store142
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store140:
+max_store142:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3320,9 +3578,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop142:
+loop144:
 	CMPQ         CX, $0x00000008
-	JB           loop_end143
+	JB           loop_end145
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3345,11 +3603,11 @@ loop142:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop142
+	JMP          loop144
 
-loop_end143:
+loop_end145:
 	TESTQ        CX, CX
-	JZ           loop_done141
+	JZ           loop_done143
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3375,7 +3633,7 @@ loop_end143:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done141:
+loop_done143:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3393,9 +3651,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop144:
+widen_loop146:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end145
+	JB        widen_loop_end147
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -3407,39 +3665,39 @@ widen_loop144:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop144
+	JMP       widen_loop146
 
-widen_loop_end145:
-widen_loop146:
+widen_loop_end147:
+widen_loop148:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end147
+	JB        widen_loop_end149
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop146
+	JMP       widen_loop148
 
-widen_loop_end147:
+widen_loop_end149:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail148
+	JZ        widen_tail150
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail148:
+widen_tail150:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail149
+	JZ        widen_tail151
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail149:
+widen_tail151:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail150
+	JZ        widen_tail152
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -3447,7 +3705,7 @@ widen_tail149:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail150:
+widen_tail152:
 	VZEROUPPER
 	RET
 
@@ -3461,23 +3719,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups151
+	JNE   kv_groups153
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows152:
+s1_rows154:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done153
+	JL   s1_rows_done155
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys154:
+s1_keys156:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done155
+	JL           s1_keys_done157
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3718,13 +3976,13 @@ s1_keys154:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys154
+	JMP          s1_keys156
 
-s1_keys_done155:
+s1_keys_done157:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done157
+	JZ    s1_key_tail_done159
 
-s1_key_tail156:
+s1_key_tail158:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -3840,27 +4098,27 @@ s1_key_tail156:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail156
+	JNZ          s1_key_tail158
 
-s1_key_tail_done157:
+s1_key_tail_done159:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows152
+	JMP  s1_rows154
 
-s1_rows_done153:
+s1_rows_done155:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done159
+	JZ    s1_row_tail_done161
 
-s1_row_tail158:
+s1_row_tail160:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done161
+	JZ    s1_row_tail_key_done163
 
-s1_row_tail_key160:
+s1_row_tail_key162:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -3920,40 +4178,40 @@ s1_row_tail_key160:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key160
+	JNZ          s1_row_tail_key162
 
-s1_row_tail_key_done161:
+s1_row_tail_key_done163:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail158
+	JNZ  s1_row_tail160
 
-s1_row_tail_done159:
+s1_row_tail_done161:
 	VZEROUPPER
 	RET
 
-kv_groups151:
+kv_groups153:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key162
+	JNZ   kv_by_key164
 
-kb_keys163:
+kb_keys165:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done164
+	JL    kb_keys_done166
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done166
+	JZ    kb_query_done168
 
-kb_query165:
+kb_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done168
+	JZ    kb_group_done170
 
-kb_group167:
+kb_group169:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3976,7 +4234,7 @@ kb_group167:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows169:
+kb_rows171:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -4218,42 +4476,42 @@ kb_rows169:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows169
+	JNZ          kb_rows171
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group167
+	JNZ          kb_group169
 
-kb_group_done168:
+kb_group_done170:
 	DECQ R11
-	JNZ  kb_query165
+	JNZ  kb_query167
 
-kb_query_done166:
+kb_query_done168:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys163
+	JMP  kb_keys165
 
-kb_keys_done164:
-kv_by_key162:
+kb_keys_done166:
+kv_by_key164:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done171
+	JZ     kv_key_done173
 
-kv_key170:
+kv_key172:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done173
+	JZ    kv_query_done175
 
-kv_query172:
+kv_query174:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done175
+	JZ    kv_group_done177
 
-kv_group174:
+kv_group176:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4270,9 +4528,9 @@ kv_group174:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done177
+	JZ         kv_head_done179
 
-kv_head176:
+kv_head178:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4312,24 +4570,24 @@ kv_head176:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head176
+	JNZ          kv_head178
 
-kv_head_done177:
+kv_head_done179:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group174
+	JNZ  kv_group176
 
-kv_group_done175:
+kv_group_done177:
 	DECQ R11
-	JNZ  kv_query172
+	JNZ  kv_query174
 
-kv_query_done173:
+kv_query_done175:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key170
+	JNZ  kv_key172
 
-kv_key_done171:
+kv_key_done173:
 	VZEROUPPER
 	RET
 
@@ -4343,7 +4601,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups178
+	JNE   kv_groups180
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4351,9 +4609,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done180
+	JZ    v1_row_done182
 
-v1_row179:
+v1_row181:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4383,12 +4641,12 @@ v1_row179:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done182
+	JZ           v1_key_done184
 
-v1_key181:
+v1_key183:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero183
+	JZ           v1_zero185
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y0, Y1
@@ -4415,13 +4673,13 @@ v1_key181:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero183:
+v1_zero185:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key181
+	JNZ  v1_key183
 
-v1_key_done182:
+v1_key_done184:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -4447,12 +4705,12 @@ v1_key_done182:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done185
+	JZ           v1_key_done187
 
-v1_key184:
+v1_key186:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero186
+	JZ           v1_zero188
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y0, Y1
@@ -4463,13 +4721,13 @@ v1_key184:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero186:
+v1_zero188:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key184
+	JNZ  v1_key186
 
-v1_key_done185:
+v1_key_done187:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -4478,22 +4736,22 @@ v1_key_done185:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row179
+	JNZ     v1_row181
 
-v1_row_done180:
+v1_row_done182:
 	VZEROUPPER
 	RET
 
-kv_groups178:
+kv_groups180:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done188
+	JZ    kv_rescale_done190
 
-kv_rescale187:
+kv_rescale189:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4546,28 +4804,28 @@ kv_rescale187:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale187
+	JNZ          kv_rescale189
 
-kv_rescale_done188:
+kv_rescale_done190:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys189:
+vb_keys191:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done190
+	JL    vb_keys_done192
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done192
+	JZ    vb_query_done194
 
-vb_query191:
+vb_query193:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done194
+	JZ    vb_group_done196
 
-vb_group193:
+vb_group195:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4590,9 +4848,9 @@ vb_group193:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row195
+	JNZ        vb_by_row197
 
-vb_rows197:
+vb_rows199:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4607,96 +4865,96 @@ vb_rows197:
 	VCVTPH2PS    48(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero200
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero198:
+vh_zero200:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero201
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero199:
+vh_zero201:
 	VCVTPH2PS    (R9)(DX*1), Y8
 	VCVTPH2PS    16(R9)(DX*1), Y9
 	VCVTPH2PS    32(R9)(DX*1), Y10
 	VCVTPH2PS    48(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero202
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero200:
+vh_zero202:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero203
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero201:
+vh_zero203:
 	VCVTPH2PS    (R9)(DX*2), Y8
 	VCVTPH2PS    16(R9)(DX*2), Y9
 	VCVTPH2PS    32(R9)(DX*2), Y10
 	VCVTPH2PS    48(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero204
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero202:
+vh_zero204:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero205
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero203:
+vh_zero205:
 	VCVTPH2PS    (R9)(R10*1), Y8
 	VCVTPH2PS    16(R9)(R10*1), Y9
 	VCVTPH2PS    32(R9)(R10*1), Y10
 	VCVTPH2PS    48(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero206
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero204:
+vh_zero206:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero207
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero205:
+vh_zero207:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4719,96 +4977,96 @@ vh_zero205:
 	VCVTPH2PS    112(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero208
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero206:
+vh_zero208:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero209
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero207:
+vh_zero209:
 	VCVTPH2PS    64(R9)(DX*1), Y8
 	VCVTPH2PS    80(R9)(DX*1), Y9
 	VCVTPH2PS    96(R9)(DX*1), Y10
 	VCVTPH2PS    112(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero210
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero208:
+vh_zero210:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero211
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero209:
+vh_zero211:
 	VCVTPH2PS    64(R9)(DX*2), Y8
 	VCVTPH2PS    80(R9)(DX*2), Y9
 	VCVTPH2PS    96(R9)(DX*2), Y10
 	VCVTPH2PS    112(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero212
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero210:
+vh_zero212:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero213
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero211:
+vh_zero213:
 	VCVTPH2PS    64(R9)(R10*1), Y8
 	VCVTPH2PS    80(R9)(R10*1), Y9
 	VCVTPH2PS    96(R9)(R10*1), Y10
 	VCVTPH2PS    112(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero214
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero212:
+vh_zero214:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero215
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero213:
+vh_zero215:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -4831,96 +5089,96 @@ vh_zero213:
 	VCVTPH2PS    176(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero216
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero214:
+vh_zero216:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero217
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero215:
+vh_zero217:
 	VCVTPH2PS    128(R9)(DX*1), Y8
 	VCVTPH2PS    144(R9)(DX*1), Y9
 	VCVTPH2PS    160(R9)(DX*1), Y10
 	VCVTPH2PS    176(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero218
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero216:
+vh_zero218:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero219
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero217:
+vh_zero219:
 	VCVTPH2PS    128(R9)(DX*2), Y8
 	VCVTPH2PS    144(R9)(DX*2), Y9
 	VCVTPH2PS    160(R9)(DX*2), Y10
 	VCVTPH2PS    176(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
+	JZ           vh_zero220
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero218:
+vh_zero220:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero219
+	JZ           vh_zero221
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero219:
+vh_zero221:
 	VCVTPH2PS    128(R9)(R10*1), Y8
 	VCVTPH2PS    144(R9)(R10*1), Y9
 	VCVTPH2PS    160(R9)(R10*1), Y10
 	VCVTPH2PS    176(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero222
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero220:
+vh_zero222:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero223
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero221:
+vh_zero223:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4943,96 +5201,96 @@ vh_zero221:
 	VCVTPH2PS    240(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero224
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero222:
+vh_zero224:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero225
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero223:
+vh_zero225:
 	VCVTPH2PS    192(R9)(DX*1), Y8
 	VCVTPH2PS    208(R9)(DX*1), Y9
 	VCVTPH2PS    224(R9)(DX*1), Y10
 	VCVTPH2PS    240(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero224
+	JZ           vh_zero226
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero224:
+vh_zero226:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero225
+	JZ           vh_zero227
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero225:
+vh_zero227:
 	VCVTPH2PS    192(R9)(DX*2), Y8
 	VCVTPH2PS    208(R9)(DX*2), Y9
 	VCVTPH2PS    224(R9)(DX*2), Y10
 	VCVTPH2PS    240(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero226
+	JZ           vh_zero228
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero226:
+vh_zero228:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero227
+	JZ           vh_zero229
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero227:
+vh_zero229:
 	VCVTPH2PS    192(R9)(R10*1), Y8
 	VCVTPH2PS    208(R9)(R10*1), Y9
 	VCVTPH2PS    224(R9)(R10*1), Y10
 	VCVTPH2PS    240(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero230
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero228:
+vh_zero230:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero229
+	JZ           vh_zero231
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero229:
+vh_zero231:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5045,15 +5303,15 @@ vh_zero229:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows197
-	JMP     vb_group_next196
+	JNZ     vb_rows199
+	JMP     vb_group_next198
 
-vb_by_row195:
+vb_by_row197:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done231
+	JZ    vb_head_done233
 
-vb_head230:
+vb_head232:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5068,7 +5326,7 @@ vb_head230:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero232
+	JZ           vb_zero234
 	VBROADCASTSS (R8), Y12
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5095,10 +5353,10 @@ vb_head230:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero232:
+vb_zero234:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero233
+	JZ           vb_zero235
 	VBROADCASTSS 4(R8), Y12
 	VCVTPH2PS    (R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5125,10 +5383,10 @@ vb_zero232:
 	VCVTPH2PS    176(R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero233:
+vb_zero235:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero234
+	JZ           vb_zero236
 	VBROADCASTSS 8(R8), Y12
 	VCVTPH2PS    (R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5155,10 +5413,10 @@ vb_zero233:
 	VCVTPH2PS    176(R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero234:
+vb_zero236:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero235
+	JZ           vb_zero237
 	VBROADCASTSS 12(R8), Y12
 	VCVTPH2PS    (R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5185,7 +5443,7 @@ vb_zero234:
 	VCVTPH2PS    176(R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero235:
+vb_zero237:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5204,7 +5462,7 @@ vb_zero235:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero236
+	JZ           vb_zero238
 	VBROADCASTSS (R8), Y4
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5215,10 +5473,10 @@ vb_zero235:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero236:
+vb_zero238:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero237
+	JZ           vb_zero239
 	VBROADCASTSS 4(R8), Y4
 	VCVTPH2PS    192(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5229,10 +5487,10 @@ vb_zero236:
 	VCVTPH2PS    240(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero237:
+vb_zero239:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero238
+	JZ           vb_zero240
 	VBROADCASTSS 8(R8), Y4
 	VCVTPH2PS    192(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5243,10 +5501,10 @@ vb_zero237:
 	VCVTPH2PS    240(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero238:
+vb_zero240:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero239
+	JZ           vb_zero241
 	VBROADCASTSS 12(R8), Y4
 	VCVTPH2PS    192(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5257,7 +5515,7 @@ vb_zero238:
 	VCVTPH2PS    240(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero239:
+vb_zero241:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5265,44 +5523,44 @@ vb_zero239:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head230
+	JNZ     vb_head232
 
-vb_head_done231:
-vb_group_next196:
+vb_head_done233:
+vb_group_next198:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group193
+	JNZ  vb_group195
 
-vb_group_done194:
+vb_group_done196:
 	DECQ R11
-	JNZ  vb_query191
+	JNZ  vb_query193
 
-vb_query_done192:
+vb_query_done194:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys189
+	JMP  vb_keys191
 
-vb_keys_done190:
+vb_keys_done192:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done241
+	JZ     kv_key_done243
 
-kv_key240:
+kv_key242:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done243
+	JZ    kv_query_done245
 
-kv_query242:
+kv_query244:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done245
+	JZ    kv_group_done247
 
-kv_group244:
+kv_group246:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5319,12 +5577,12 @@ kv_group244:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done247
+	JZ         kv_head_done249
 
-kv_head246:
+kv_head248:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero248
+	JZ           kv_zero250
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5381,28 +5639,28 @@ kv_head246:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero248:
+kv_zero250:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head246
+	JNZ  kv_head248
 
-kv_head_done247:
+kv_head_done249:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group244
+	JNZ  kv_group246
 
-kv_group_done245:
+kv_group_done247:
 	DECQ R12
-	JNZ  kv_query242
+	JNZ  kv_query244
 
-kv_query_done243:
+kv_query_done245:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key240
+	JNZ  kv_key242
 
-kv_key_done241:
+kv_key_done243:
 	VZEROUPPER
 	RET
 
@@ -5417,18 +5675,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done249
+	JZ     rope_done251
 	TESTL  R8, R8
-	JS     rope_inverse250
+	JS     rope_inverse252
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream251
+	JA     rope_stream253
 
-rope_token253:
+rope_token255:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -5442,14 +5700,14 @@ rope_token253:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done254
+	JZ      rope_heads_done256
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src255
+	JNE     rope_heads_from_src257
 
-rope_head256:
+rope_head258:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5484,13 +5742,13 @@ rope_head256:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head256
-	JMP         rope_heads_done254
+	JNZ         rope_head258
+	JMP         rope_heads_done256
 
-rope_heads_from_src255:
+rope_heads_from_src257:
 	MOVQ CX, R10
 
-rope_head257:
+rope_head259:
 	VCVTPH2PS   (R10), Z8
 	VCVTPH2PS   128(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5526,17 +5784,17 @@ rope_head257:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head257
+	JNZ         rope_head259
 
-rope_heads_done254:
+rope_heads_done256:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done258
+	JZ    rope_heads_done260
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head259:
+rope_head261:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5571,9 +5829,9 @@ rope_head259:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head259
+	JNZ         rope_head261
 
-rope_heads_done258:
+rope_heads_done260:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5583,11 +5841,11 @@ rope_heads_done258:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token253
-	JMP  rope_tokens_done252
+	JNZ  rope_token255
+	JMP  rope_tokens_done254
 
-rope_stream251:
-rope_token260:
+rope_stream253:
+rope_token262:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -5601,16 +5859,16 @@ rope_token260:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done261
+	JZ      rope_heads_done263
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src262
+	JNE     rope_heads_from_src264
 
-rope_head263:
+rope_head265:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5649,13 +5907,13 @@ rope_head263:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head263
-	JMP         rope_heads_done261
+	JNZ         rope_head265
+	JMP         rope_heads_done263
 
-rope_heads_from_src262:
+rope_heads_from_src264:
 	MOVQ CX, R10
 
-rope_head264:
+rope_head266:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5695,19 +5953,19 @@ rope_head264:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head264
+	JNZ         rope_head266
 
-rope_heads_done261:
+rope_heads_done263:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done265
+	JZ    rope_heads_done267
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head266:
+rope_head268:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5746,9 +6004,9 @@ rope_head266:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head266
+	JNZ         rope_head268
 
-rope_heads_done265:
+rope_heads_done267:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5758,21 +6016,21 @@ rope_heads_done265:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token260
+	JNZ  rope_token262
 
-rope_tokens_done252:
-	JMP rope_done249
+rope_tokens_done254:
+	JMP rope_done251
 
-rope_inverse250:
+rope_inverse252:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream267
+	JA     rope_stream269
 
-rope_token269:
+rope_token271:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -5786,12 +6044,12 @@ rope_token269:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done270
+	JZ      rope_heads_done272
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head271:
+rope_head273:
 	VCVTPH2PS   (DX), Z8
 	VCVTPH2PS   128(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5826,19 +6084,19 @@ rope_head271:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head271
+	JNZ         rope_head273
 
-rope_heads_done270:
+rope_heads_done272:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token269
-	JMP  rope_tokens_done268
+	JNZ  rope_token271
+	JMP  rope_tokens_done270
 
-rope_stream267:
-rope_token272:
+rope_stream269:
+rope_token274:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -5852,14 +6110,14 @@ rope_token272:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done273
+	JZ      rope_heads_done275
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head274:
+rope_head276:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -5898,18 +6156,18 @@ rope_head274:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head274
+	JNZ         rope_head276
 
-rope_heads_done273:
+rope_heads_done275:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token272
+	JNZ  rope_token274
 
-rope_tokens_done268:
-rope_done249:
+rope_tokens_done270:
+rope_done251:
 	VZEROUPPER
 	RET
 
@@ -5923,9 +6181,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done275
+	JZ    combine_done277
 
-combine_token276:
+combine_token278:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -6029,9 +6287,9 @@ combine_token276:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token276
+	JNZ          combine_token278
 
-combine_done275:
+combine_done277:
 	VZEROUPPER
 	RET
 
@@ -6205,6 +6463,152 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done279
+
+far_token280:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Z0
+	VMOVUPS 393472(CX)(SI*1), Z1
+	VMOVUPS 262144(CX)(R9*1), Z2
+	VMOVUPS 262400(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131072(CX)(R8*1), Z0
+	VMOVUPS 131328(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 256(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 256(AX)
+	VMOVUPS 393280(CX)(SI*1), Z0
+	VMOVUPS 393536(CX)(SI*1), Z1
+	VMOVUPS 262208(CX)(R9*1), Z2
+	VMOVUPS 262464(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131136(CX)(R8*1), Z0
+	VMOVUPS 131392(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 320(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 320(AX)
+	VMOVUPS 393344(CX)(SI*1), Z0
+	VMOVUPS 393600(CX)(SI*1), Z1
+	VMOVUPS 262272(CX)(R9*1), Z2
+	VMOVUPS 262528(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131200(CX)(R8*1), Z0
+	VMOVUPS 131456(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 128(CX)(DI*1), Z1
+	VMOVUPS 384(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 128(AX)
+	VMOVUPS Z0, 384(AX)
+	VMOVUPS 393408(CX)(SI*1), Z0
+	VMOVUPS 393664(CX)(SI*1), Z1
+	VMOVUPS 262336(CX)(R9*1), Z2
+	VMOVUPS 262592(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131264(CX)(R8*1), Z0
+	VMOVUPS 131520(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 192(CX)(DI*1), Z1
+	VMOVUPS 448(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z0, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token280
+
+far_done279:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -6215,23 +6619,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups277
+	JNE   kv_groups281
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows278:
+s1_rows282:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done279
+	JL   s1_rows_done283
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys280:
+s1_keys284:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done281
+	JL            s1_keys_done285
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -6478,13 +6882,13 @@ s1_keys280:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys280
+	JMP           s1_keys284
 
-s1_keys_done281:
+s1_keys_done285:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done283
+	JZ    s1_key_tail_done287
 
-s1_key_tail282:
+s1_key_tail286:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6593,29 +6997,29 @@ s1_key_tail282:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail282
+	JNZ           s1_key_tail286
 
-s1_key_tail_done283:
+s1_key_tail_done287:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows278
+	JMP  s1_rows282
 
-s1_rows_done279:
+s1_rows_done283:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done285
+	JZ    s1_row_tail_done289
 
-s1_row_tail284:
+s1_row_tail288:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done287
+	JZ    s1_row_tail_key_done291
 
-s1_row_tail_key286:
+s1_row_tail_key290:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6645,40 +7049,40 @@ s1_row_tail_key286:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key286
+	JNZ           s1_row_tail_key290
 
-s1_row_tail_key_done287:
+s1_row_tail_key_done291:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail284
+	JNZ  s1_row_tail288
 
-s1_row_tail_done285:
+s1_row_tail_done289:
 	VZEROUPPER
 	RET
 
-kv_groups277:
+kv_groups281:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key288
+	JNZ   kv_by_key292
 
-kb_keys289:
+kb_keys293:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done290
+	JL    kb_keys_done294
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done292
+	JZ    kb_query_done296
 
-kb_query291:
+kb_query295:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done294
+	JZ    kb_group_done298
 
-kb_group293:
+kb_group297:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6717,7 +7121,7 @@ kb_group293:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows295:
+kb_rows299:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -6967,42 +7371,42 @@ kb_rows295:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows295
+	JNZ           kb_rows299
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group293
+	JNZ           kb_group297
 
-kb_group_done294:
+kb_group_done298:
 	DECQ R11
-	JNZ  kb_query291
+	JNZ  kb_query295
 
-kb_query_done292:
+kb_query_done296:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys289
+	JMP  kb_keys293
 
-kb_keys_done290:
-kv_by_key288:
+kb_keys_done294:
+kv_by_key292:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done297
+	JZ     kv_key_done301
 
-kv_key296:
+kv_key300:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done299
+	JZ    kv_query_done303
 
-kv_query298:
+kv_query302:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done301
+	JZ    kv_group_done305
 
-kv_group300:
+kv_group304:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7021,9 +7425,9 @@ kv_group300:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done303
+	JZ         kv_head_done307
 
-kv_head302:
+kv_head306:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -7045,24 +7449,24 @@ kv_head302:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head302
+	JNZ           kv_head306
 
-kv_head_done303:
+kv_head_done307:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group300
+	JNZ  kv_group304
 
-kv_group_done301:
+kv_group_done305:
 	DECQ R11
-	JNZ  kv_query298
+	JNZ  kv_query302
 
-kv_query_done299:
+kv_query_done303:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key296
+	JNZ  kv_key300
 
-kv_key_done297:
+kv_key_done301:
 	VZEROUPPER
 	RET
 
@@ -7076,7 +7480,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups304
+	JNE   kv_groups308
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7084,9 +7488,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done306
+	JZ    v1_row_done310
 
-v1_row305:
+v1_row309:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7108,12 +7512,12 @@ v1_row305:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done308
+	JZ           v1_key_done312
 
-v1_key307:
+v1_key311:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero309
+	JZ           v1_zero313
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -7124,13 +7528,13 @@ v1_key307:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero309:
+v1_zero313:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key307
+	JNZ  v1_key311
 
-v1_key_done308:
+v1_key_done312:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7143,22 +7547,22 @@ v1_key_done308:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row305
+	JNZ     v1_row309
 
-v1_row_done306:
+v1_row_done310:
 	VZEROUPPER
 	RET
 
-kv_groups304:
+kv_groups308:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done311
+	JZ    kv_rescale_done315
 
-kv_rescale310:
+kv_rescale314:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7187,28 +7591,28 @@ kv_rescale310:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale310
+	JNZ          kv_rescale314
 
-kv_rescale_done311:
+kv_rescale_done315:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys312:
+vb_keys316:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done313
+	JL    vb_keys_done317
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done315
+	JZ    vb_query_done319
 
-vb_query314:
+vb_query318:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done317
+	JZ    vb_group_done321
 
-vb_group316:
+vb_group320:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -7247,9 +7651,9 @@ vb_group316:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row318
+	JNZ        vb_by_row322
 
-vb_rows320:
+vb_rows324:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7272,73 +7676,28 @@ vb_rows320:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero321
+	JZ           vh_zero325
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero321:
+vh_zero325:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero322
+	JZ           vh_zero326
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero322:
+vh_zero326:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero323
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero323:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero324
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero324:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero325
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero325:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero326
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero326:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero327
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7346,44 +7705,44 @@ vh_zero326:
 
 vh_zero327:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero328
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero328:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero329
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero329:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero330
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero330:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero331
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7391,44 +7750,44 @@ vh_zero330:
 
 vh_zero331:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero332
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero332:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero333
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero333:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero334
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero334:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero335
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7436,16 +7795,61 @@ vh_zero334:
 
 vh_zero335:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero336
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero336:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero337
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero337:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero338
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero338:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero339
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero339:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero340
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero340:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7484,73 +7888,28 @@ vh_zero336:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero337
+	JZ           vh_zero341
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero337:
+vh_zero341:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero338
+	JZ           vh_zero342
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero338:
+vh_zero342:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero339
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero339:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero340
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero340:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero341
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero341:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero342
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero342:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero343
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7558,44 +7917,44 @@ vh_zero342:
 
 vh_zero343:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero344
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero344:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero345
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero345:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero346
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero346:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero347
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7603,44 +7962,44 @@ vh_zero346:
 
 vh_zero347:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero348
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero348:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero349
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero349:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero350
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero350:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero351
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7648,16 +8007,61 @@ vh_zero350:
 
 vh_zero351:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero352
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero352:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero353
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero353:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero354
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero354:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero355
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero355:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero356
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero356:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -7680,15 +8084,15 @@ vh_zero352:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows320
-	JMP     vb_group_next319
+	JNZ     vb_rows324
+	JMP     vb_group_next323
 
-vb_by_row318:
+vb_by_row322:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done354
+	JZ    vb_head_done358
 
-vb_head353:
+vb_head357:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7699,7 +8103,7 @@ vb_head353:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero355
+	JZ           vb_zero359
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -7710,10 +8114,10 @@ vb_head353:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero355:
+vb_zero359:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero356
+	JZ           vb_zero360
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -7724,10 +8128,10 @@ vb_zero355:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero356:
+vb_zero360:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero357
+	JZ           vb_zero361
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -7738,10 +8142,10 @@ vb_zero356:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero357:
+vb_zero361:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero358
+	JZ           vb_zero362
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -7752,7 +8156,7 @@ vb_zero357:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero358:
+vb_zero362:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7764,44 +8168,44 @@ vb_zero358:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head353
+	JNZ     vb_head357
 
-vb_head_done354:
-vb_group_next319:
+vb_head_done358:
+vb_group_next323:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group316
+	JNZ  vb_group320
 
-vb_group_done317:
+vb_group_done321:
 	DECQ R11
-	JNZ  vb_query314
+	JNZ  vb_query318
 
-vb_query_done315:
+vb_query_done319:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys312
+	JMP  vb_keys316
 
-vb_keys_done313:
+vb_keys_done317:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done360
+	JZ     kv_key_done364
 
-kv_key359:
+kv_key363:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done362
+	JZ    kv_query_done366
 
-kv_query361:
+kv_query365:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done364
+	JZ    kv_group_done368
 
-kv_group363:
+kv_group367:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7820,12 +8224,12 @@ kv_group363:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done366
+	JZ         kv_head_done370
 
-kv_head365:
+kv_head369:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero367
+	JZ           kv_zero371
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -7852,28 +8256,28 @@ kv_head365:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero367:
+kv_zero371:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head365
+	JNZ  kv_head369
 
-kv_head_done366:
+kv_head_done370:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group363
+	JNZ  kv_group367
 
-kv_group_done364:
+kv_group_done368:
 	DECQ R12
-	JNZ  kv_query361
+	JNZ  kv_query365
 
-kv_query_done362:
+kv_query_done366:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key359
+	JNZ  kv_key363
 
-kv_key_done360:
+kv_key_done364:
 	VZEROUPPER
 	RET
 
@@ -7886,9 +8290,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop369:
+loop373:
 	CMPQ    CX, $0x00000020
-	JB      loop_end370
+	JB      loop_end374
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -7899,23 +8303,23 @@ loop369:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop369
+	JMP     loop373
 
-loop_end370:
-loop371:
+loop_end374:
+loop375:
 	CMPQ    CX, $0x00000010
-	JB      loop_end372
+	JB      loop_end376
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop371
+	JMP     loop375
 
-loop_end372:
+loop_end376:
 	TESTQ     CX, CX
-	JZ        loop_done368
+	JZ        loop_done372
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -7923,7 +8327,7 @@ loop_end372:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done368:
+loop_done372:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -7933,10 +8337,10 @@ loop_done368:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store373
+	JZ            max_store377
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store373:
+max_store377:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -7963,9 +8367,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop375:
+loop379:
 	CMPQ         CX, $0x00000010
-	JB           loop_end376
+	JB           loop_end380
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -7987,11 +8391,11 @@ loop375:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop375
+	JMP          loop379
 
-loop_end376:
+loop_end380:
 	TESTQ        CX, CX
-	JZ           loop_done374
+	JZ           loop_done378
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -8015,7 +8419,7 @@ loop_end376:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done374:
+loop_done378:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -8043,9 +8447,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop377:
+widen_loop381:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end378
+	JB        widen_loop_end382
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -8057,56 +8461,56 @@ widen_loop377:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop377
+	JMP       widen_loop381
 
-widen_loop_end378:
-widen_loop379:
+widen_loop_end382:
+widen_loop383:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end380
+	JB        widen_loop_end384
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop379
+	JMP       widen_loop383
 
-widen_loop_end380:
+widen_loop_end384:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail381
+	JZ          widen_tail385
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail381:
+widen_tail385:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail382
+	JZ          widen_tail386
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail382:
+widen_tail386:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail383
+	JZ          widen_tail387
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail383:
+widen_tail387:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail384
+	JZ          widen_tail388
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail384:
+widen_tail388:
 	VZEROUPPER
 	RET
 
@@ -8120,23 +8524,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups385
+	JNE   kv_groups389
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows386:
+s1_rows390:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done387
+	JL   s1_rows_done391
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys388:
+s1_keys392:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done389
+	JL            s1_keys_done393
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -8383,13 +8787,13 @@ s1_keys388:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys388
+	JMP           s1_keys392
 
-s1_keys_done389:
+s1_keys_done393:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done391
+	JZ    s1_key_tail_done395
 
-s1_key_tail390:
+s1_key_tail394:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8530,29 +8934,29 @@ s1_key_tail390:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail390
+	JNZ           s1_key_tail394
 
-s1_key_tail_done391:
+s1_key_tail_done395:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows386
+	JMP  s1_rows390
 
-s1_rows_done387:
+s1_rows_done391:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done393
+	JZ    s1_row_tail_done397
 
-s1_row_tail392:
+s1_row_tail396:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done395
+	JZ    s1_row_tail_key_done399
 
-s1_row_tail_key394:
+s1_row_tail_key398:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8590,40 +8994,40 @@ s1_row_tail_key394:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key394
+	JNZ           s1_row_tail_key398
 
-s1_row_tail_key_done395:
+s1_row_tail_key_done399:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail392
+	JNZ  s1_row_tail396
 
-s1_row_tail_done393:
+s1_row_tail_done397:
 	VZEROUPPER
 	RET
 
-kv_groups385:
+kv_groups389:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key396
+	JNZ   kv_by_key400
 
-kb_keys397:
+kb_keys401:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done398
+	JL    kb_keys_done402
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done400
+	JZ    kb_query_done404
 
-kb_query399:
+kb_query403:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done402
+	JZ    kb_group_done406
 
-kb_group401:
+kb_group405:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8646,7 +9050,7 @@ kb_group401:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows403:
+kb_rows407:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -8896,42 +9300,42 @@ kb_rows403:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows403
+	JNZ           kb_rows407
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group401
+	JNZ           kb_group405
 
-kb_group_done402:
+kb_group_done406:
 	DECQ R11
-	JNZ  kb_query399
+	JNZ  kb_query403
 
-kb_query_done400:
+kb_query_done404:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys397
+	JMP  kb_keys401
 
-kb_keys_done398:
-kv_by_key396:
+kb_keys_done402:
+kv_by_key400:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done405
+	JZ     kv_key_done409
 
-kv_key404:
+kv_key408:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done407
+	JZ    kv_query_done411
 
-kv_query406:
+kv_query410:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done409
+	JZ    kv_group_done413
 
-kv_group408:
+kv_group412:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8946,9 +9350,9 @@ kv_group408:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done411
+	JZ         kv_head_done415
 
-kv_head410:
+kv_head414:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -8970,24 +9374,24 @@ kv_head410:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head410
+	JNZ           kv_head414
 
-kv_head_done411:
+kv_head_done415:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group408
+	JNZ  kv_group412
 
-kv_group_done409:
+kv_group_done413:
 	DECQ R11
-	JNZ  kv_query406
+	JNZ  kv_query410
 
-kv_query_done407:
+kv_query_done411:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key404
+	JNZ  kv_key408
 
-kv_key_done405:
+kv_key_done409:
 	VZEROUPPER
 	RET
 
@@ -9001,7 +9405,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups412
+	JNE   kv_groups416
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9009,9 +9413,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done414
+	JZ    v1_row_done418
 
-v1_row413:
+v1_row417:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9033,12 +9437,12 @@ v1_row413:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done416
+	JZ           v1_key_done420
 
-v1_key415:
+v1_key419:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero417
+	JZ           v1_zero421
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -9057,13 +9461,13 @@ v1_key415:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero417:
+v1_zero421:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key415
+	JNZ  v1_key419
 
-v1_key_done416:
+v1_key_done420:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9076,22 +9480,22 @@ v1_key_done416:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row413
+	JNZ     v1_row417
 
-v1_row_done414:
+v1_row_done418:
 	VZEROUPPER
 	RET
 
-kv_groups412:
+kv_groups416:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done419
+	JZ    kv_rescale_done423
 
-kv_rescale418:
+kv_rescale422:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9120,28 +9524,28 @@ kv_rescale418:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale418
+	JNZ          kv_rescale422
 
-kv_rescale_done419:
+kv_rescale_done423:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys420:
+vb_keys424:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done421
+	JL    vb_keys_done425
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done423
+	JZ    vb_query_done427
 
-vb_query422:
+vb_query426:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done425
+	JZ    vb_group_done429
 
-vb_group424:
+vb_group428:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -9185,9 +9589,9 @@ vb_group424:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row426
+	JNZ        vb_by_row430
 
-vb_rows428:
+vb_rows432:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9210,73 +9614,28 @@ vb_rows428:
 	VCVTPH2PS    96(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero429
+	JZ           vh_zero433
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero429:
+vh_zero433:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero430
+	JZ           vh_zero434
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero430:
+vh_zero434:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero431
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero431:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero432
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero432:
-	VCVTPH2PS    (R9)(DX*1), Z16
-	VCVTPH2PS    32(R9)(DX*1), Z17
-	VCVTPH2PS    64(R9)(DX*1), Z18
-	VCVTPH2PS    96(R9)(DX*1), Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero433
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero433:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero434
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero434:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero435
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9284,44 +9643,44 @@ vh_zero434:
 
 vh_zero435:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero436
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero436:
-	VCVTPH2PS    (R9)(DX*2), Z16
-	VCVTPH2PS    32(R9)(DX*2), Z17
-	VCVTPH2PS    64(R9)(DX*2), Z18
-	VCVTPH2PS    96(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero437
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero437:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero438
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero438:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero439
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9329,44 +9688,44 @@ vh_zero438:
 
 vh_zero439:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero440
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero440:
-	VCVTPH2PS    (R9)(R11*1), Z16
-	VCVTPH2PS    32(R9)(R11*1), Z17
-	VCVTPH2PS    64(R9)(R11*1), Z18
-	VCVTPH2PS    96(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    (R9)(DX*2), Z16
+	VCVTPH2PS    32(R9)(DX*2), Z17
+	VCVTPH2PS    64(R9)(DX*2), Z18
+	VCVTPH2PS    96(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero441
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero441:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero442
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero442:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero443
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9374,44 +9733,44 @@ vh_zero442:
 
 vh_zero443:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero444
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero444:
-	VCVTPH2PS    (R10), Z16
-	VCVTPH2PS    32(R10), Z17
-	VCVTPH2PS    64(R10), Z18
-	VCVTPH2PS    96(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    (R9)(R11*1), Z16
+	VCVTPH2PS    32(R9)(R11*1), Z17
+	VCVTPH2PS    64(R9)(R11*1), Z18
+	VCVTPH2PS    96(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero445
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero445:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero446
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero446:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero447
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9419,44 +9778,44 @@ vh_zero446:
 
 vh_zero447:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero448
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero448:
-	VCVTPH2PS    (R10)(DX*1), Z16
-	VCVTPH2PS    32(R10)(DX*1), Z17
-	VCVTPH2PS    64(R10)(DX*1), Z18
-	VCVTPH2PS    96(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero449
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero449:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero450
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero450:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero451
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9464,44 +9823,44 @@ vh_zero450:
 
 vh_zero451:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero452
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero452:
-	VCVTPH2PS    (R10)(DX*2), Z16
-	VCVTPH2PS    32(R10)(DX*2), Z17
-	VCVTPH2PS    64(R10)(DX*2), Z18
-	VCVTPH2PS    96(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero453
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero453:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero454
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero454:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero455
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9509,44 +9868,44 @@ vh_zero454:
 
 vh_zero455:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero456
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero456:
-	VCVTPH2PS    (R10)(R11*1), Z16
-	VCVTPH2PS    32(R10)(R11*1), Z17
-	VCVTPH2PS    64(R10)(R11*1), Z18
-	VCVTPH2PS    96(R10)(R11*1), Z19
-	MOVL         28(R8), R15
+	VCVTPH2PS    (R10)(DX*2), Z16
+	VCVTPH2PS    32(R10)(DX*2), Z17
+	VCVTPH2PS    64(R10)(DX*2), Z18
+	VCVTPH2PS    96(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero457
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero457:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero458
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero458:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero459
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9554,16 +9913,61 @@ vh_zero458:
 
 vh_zero459:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero460
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero460:
+	VCVTPH2PS    (R10)(R11*1), Z16
+	VCVTPH2PS    32(R10)(R11*1), Z17
+	VCVTPH2PS    64(R10)(R11*1), Z18
+	VCVTPH2PS    96(R10)(R11*1), Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero461
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero461:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero462
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero462:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero463
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero463:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero464
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero464:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -9602,73 +10006,28 @@ vh_zero460:
 	VCVTPH2PS    224(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero461
+	JZ           vh_zero465
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero461:
+vh_zero465:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero462
+	JZ           vh_zero466
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero462:
+vh_zero466:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero463
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero463:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero464
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero464:
-	VCVTPH2PS    128(R9)(DX*1), Z16
-	VCVTPH2PS    160(R9)(DX*1), Z17
-	VCVTPH2PS    192(R9)(DX*1), Z18
-	VCVTPH2PS    224(R9)(DX*1), Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero465
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero465:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero466
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero466:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero467
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9676,44 +10035,44 @@ vh_zero466:
 
 vh_zero467:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero468
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero468:
-	VCVTPH2PS    128(R9)(DX*2), Z16
-	VCVTPH2PS    160(R9)(DX*2), Z17
-	VCVTPH2PS    192(R9)(DX*2), Z18
-	VCVTPH2PS    224(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    128(R9)(DX*1), Z16
+	VCVTPH2PS    160(R9)(DX*1), Z17
+	VCVTPH2PS    192(R9)(DX*1), Z18
+	VCVTPH2PS    224(R9)(DX*1), Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero469
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero469:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero470
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero470:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero471
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9721,44 +10080,44 @@ vh_zero470:
 
 vh_zero471:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero472
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero472:
-	VCVTPH2PS    128(R9)(R11*1), Z16
-	VCVTPH2PS    160(R9)(R11*1), Z17
-	VCVTPH2PS    192(R9)(R11*1), Z18
-	VCVTPH2PS    224(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    128(R9)(DX*2), Z16
+	VCVTPH2PS    160(R9)(DX*2), Z17
+	VCVTPH2PS    192(R9)(DX*2), Z18
+	VCVTPH2PS    224(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero473
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero473:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero474
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero474:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero475
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9766,44 +10125,44 @@ vh_zero474:
 
 vh_zero475:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero476
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero476:
-	VCVTPH2PS    128(R10), Z16
-	VCVTPH2PS    160(R10), Z17
-	VCVTPH2PS    192(R10), Z18
-	VCVTPH2PS    224(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    128(R9)(R11*1), Z16
+	VCVTPH2PS    160(R9)(R11*1), Z17
+	VCVTPH2PS    192(R9)(R11*1), Z18
+	VCVTPH2PS    224(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero477
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero477:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero478
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero478:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero479
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9811,44 +10170,44 @@ vh_zero478:
 
 vh_zero479:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero480
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero480:
-	VCVTPH2PS    128(R10)(DX*1), Z16
-	VCVTPH2PS    160(R10)(DX*1), Z17
-	VCVTPH2PS    192(R10)(DX*1), Z18
-	VCVTPH2PS    224(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    128(R10), Z16
+	VCVTPH2PS    160(R10), Z17
+	VCVTPH2PS    192(R10), Z18
+	VCVTPH2PS    224(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero481
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero481:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero482
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero482:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero483
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9856,44 +10215,44 @@ vh_zero482:
 
 vh_zero483:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero484
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero484:
-	VCVTPH2PS    128(R10)(DX*2), Z16
-	VCVTPH2PS    160(R10)(DX*2), Z17
-	VCVTPH2PS    192(R10)(DX*2), Z18
-	VCVTPH2PS    224(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    128(R10)(DX*1), Z16
+	VCVTPH2PS    160(R10)(DX*1), Z17
+	VCVTPH2PS    192(R10)(DX*1), Z18
+	VCVTPH2PS    224(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero485
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero485:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero486
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero486:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9901,44 +10260,44 @@ vh_zero486:
 
 vh_zero487:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero488:
-	VCVTPH2PS    128(R10)(R11*1), Z16
-	VCVTPH2PS    160(R10)(R11*1), Z17
-	VCVTPH2PS    192(R10)(R11*1), Z18
-	VCVTPH2PS    224(R10)(R11*1), Z19
-	MOVL         28(R8), R15
+	VCVTPH2PS    128(R10)(DX*2), Z16
+	VCVTPH2PS    160(R10)(DX*2), Z17
+	VCVTPH2PS    192(R10)(DX*2), Z18
+	VCVTPH2PS    224(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero489:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero490:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9946,16 +10305,61 @@ vh_zero490:
 
 vh_zero491:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero492:
+	VCVTPH2PS    128(R10)(R11*1), Z16
+	VCVTPH2PS    160(R10)(R11*1), Z17
+	VCVTPH2PS    192(R10)(R11*1), Z18
+	VCVTPH2PS    224(R10)(R11*1), Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero493
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero493:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero494
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero494:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero495
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero495:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero496
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero496:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -9978,15 +10382,15 @@ vh_zero492:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows428
-	JMP     vb_group_next427
+	JNZ     vb_rows432
+	JMP     vb_group_next431
 
-vb_by_row426:
+vb_by_row430:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done494
+	JZ    vb_head_done498
 
-vb_head493:
+vb_head497:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9997,7 +10401,7 @@ vb_head493:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero495
+	JZ           vb_zero499
 	VBROADCASTSS (R8), Z8
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10016,10 +10420,10 @@ vb_head493:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero495:
+vb_zero499:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero496
+	JZ           vb_zero500
 	VBROADCASTSS 4(R8), Z8
 	VCVTPH2PS    (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10038,10 +10442,10 @@ vb_zero495:
 	VCVTPH2PS    224(R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero496:
+vb_zero500:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero497
+	JZ           vb_zero501
 	VBROADCASTSS 8(R8), Z8
 	VCVTPH2PS    (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10060,10 +10464,10 @@ vb_zero496:
 	VCVTPH2PS    224(R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero497:
+vb_zero501:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero498
+	JZ           vb_zero502
 	VBROADCASTSS 12(R8), Z8
 	VCVTPH2PS    (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10082,10 +10486,10 @@ vb_zero497:
 	VCVTPH2PS    224(R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero498:
+vb_zero502:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero499
+	JZ           vb_zero503
 	VBROADCASTSS 16(R8), Z8
 	VCVTPH2PS    (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10104,10 +10508,10 @@ vb_zero498:
 	VCVTPH2PS    224(R10), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero499:
+vb_zero503:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero500
+	JZ           vb_zero504
 	VBROADCASTSS 20(R8), Z8
 	VCVTPH2PS    (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10126,10 +10530,10 @@ vb_zero499:
 	VCVTPH2PS    224(R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero500:
+vb_zero504:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero501
+	JZ           vb_zero505
 	VBROADCASTSS 24(R8), Z8
 	VCVTPH2PS    (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10148,10 +10552,10 @@ vb_zero500:
 	VCVTPH2PS    224(R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero501:
+vb_zero505:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero502
+	JZ           vb_zero506
 	VBROADCASTSS 28(R8), Z8
 	VCVTPH2PS    (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10170,7 +10574,7 @@ vb_zero501:
 	VCVTPH2PS    224(R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero502:
+vb_zero506:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -10182,44 +10586,44 @@ vb_zero502:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head493
+	JNZ     vb_head497
 
-vb_head_done494:
-vb_group_next427:
+vb_head_done498:
+vb_group_next431:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group424
+	JNZ  vb_group428
 
-vb_group_done425:
+vb_group_done429:
 	DECQ R12
-	JNZ  vb_query422
+	JNZ  vb_query426
 
-vb_query_done423:
+vb_query_done427:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys420
+	JMP  vb_keys424
 
-vb_keys_done421:
+vb_keys_done425:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done504
+	JZ     kv_key_done508
 
-kv_key503:
+kv_key507:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done506
+	JZ    kv_query_done510
 
-kv_query505:
+kv_query509:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done508
+	JZ    kv_group_done512
 
-kv_group507:
+kv_group511:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10234,12 +10638,12 @@ kv_group507:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done510
+	JZ         kv_head_done514
 
-kv_head509:
+kv_head513:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero511
+	JZ           kv_zero515
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -10266,28 +10670,28 @@ kv_head509:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero511:
+kv_zero515:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head509
+	JNZ  kv_head513
 
-kv_head_done510:
+kv_head_done514:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group507
+	JNZ  kv_group511
 
-kv_group_done508:
+kv_group_done512:
 	DECQ R12
-	JNZ  kv_query505
+	JNZ  kv_query509
 
-kv_query_done506:
+kv_query_done510:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key503
+	JNZ  kv_key507
 
-kv_key_done504:
+kv_key_done508:
 	VZEROUPPER
 	RET
 

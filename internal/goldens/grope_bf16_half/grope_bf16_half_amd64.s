@@ -2033,6 +2033,264 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done45
+
+far_token46:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000138, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000138, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000138, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000138, SI, SI
+	VMOVUPS 239616(CX)(SI*1), Y0
+	VMOVUPS 239772(CX)(SI*1), Y1
+	VMOVUPS 159744(CX)(R9*1), Y2
+	VMOVUPS 159900(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 79872(CX)(R8*1), Y0
+	VMOVUPS 80028(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 156(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 156(AX)
+	VMOVUPS 239648(CX)(SI*1), Y0
+	VMOVUPS 239804(CX)(SI*1), Y1
+	VMOVUPS 159776(CX)(R9*1), Y2
+	VMOVUPS 159932(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 79904(CX)(R8*1), Y0
+	VMOVUPS 80060(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 188(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 188(AX)
+	VMOVUPS 239680(CX)(SI*1), Y0
+	VMOVUPS 239836(CX)(SI*1), Y1
+	VMOVUPS 159808(CX)(R9*1), Y2
+	VMOVUPS 159964(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 79936(CX)(R8*1), Y0
+	VMOVUPS 80092(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 220(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 220(AX)
+	VMOVUPS 239712(CX)(SI*1), Y0
+	VMOVUPS 239868(CX)(SI*1), Y1
+	VMOVUPS 159840(CX)(R9*1), Y2
+	VMOVUPS 159996(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 79968(CX)(R8*1), Y0
+	VMOVUPS 80124(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 252(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 252(AX)
+	VMOVUPS 239744(CX)(SI*1), X0
+	VMOVUPS 239900(CX)(SI*1), X1
+	VMOVUPS 159872(CX)(R9*1), X2
+	VMOVUPS 160028(CX)(R9*1), X3
+	VMULPS  X2, X0, X4
+	VMULPS  X3, X1, X5
+	VSUBPS  X5, X4, X4
+	VMULPS  X2, X1, X1
+	VMULPS  X3, X0, X0
+	VADDPS  X0, X1, X1
+	VMOVUPS 80000(CX)(R8*1), X0
+	VMOVUPS 80156(CX)(R8*1), X2
+	VMULPS  X0, X4, X3
+	VMULPS  X2, X1, X5
+	VSUBPS  X5, X3, X3
+	VMULPS  X0, X1, X0
+	VMULPS  X2, X4, X1
+	VADDPS  X1, X0, X0
+	VMOVUPS 128(CX)(DI*1), X1
+	VMOVUPS 284(CX)(DI*1), X2
+	VMULPS  X1, X3, X4
+	VMULPS  X2, X0, X5
+	VSUBPS  X5, X4, X4
+	VMULPS  X1, X0, X0
+	VMULPS  X2, X3, X1
+	VADDPS  X1, X0, X0
+	VMOVUPS X4, 128(AX)
+	VMOVUPS X0, 284(AX)
+	VMOVSS  239760(CX)(SI*1), X0
+	VMOVSS  239916(CX)(SI*1), X1
+	VMOVSS  159888(CX)(R9*1), X2
+	VMOVSS  160044(CX)(R9*1), X3
+	VMULSS  X2, X0, X4
+	VMULSS  X3, X1, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X2, X1, X1
+	VMULSS  X3, X0, X0
+	VADDSS  X0, X1, X1
+	VMOVSS  80016(CX)(R8*1), X0
+	VMOVSS  80172(CX)(R8*1), X2
+	VMULSS  X0, X4, X3
+	VMULSS  X2, X1, X5
+	VSUBSS  X5, X3, X3
+	VMULSS  X0, X1, X0
+	VMULSS  X2, X4, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  144(CX)(DI*1), X1
+	VMOVSS  300(CX)(DI*1), X2
+	VMULSS  X1, X3, X4
+	VMULSS  X2, X0, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X1, X0, X0
+	VMULSS  X2, X3, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  X4, 144(AX)
+	VMOVSS  X0, 300(AX)
+	VMOVSS  239764(CX)(SI*1), X0
+	VMOVSS  239920(CX)(SI*1), X1
+	VMOVSS  159892(CX)(R9*1), X2
+	VMOVSS  160048(CX)(R9*1), X3
+	VMULSS  X2, X0, X4
+	VMULSS  X3, X1, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X2, X1, X1
+	VMULSS  X3, X0, X0
+	VADDSS  X0, X1, X1
+	VMOVSS  80020(CX)(R8*1), X0
+	VMOVSS  80176(CX)(R8*1), X2
+	VMULSS  X0, X4, X3
+	VMULSS  X2, X1, X5
+	VSUBSS  X5, X3, X3
+	VMULSS  X0, X1, X0
+	VMULSS  X2, X4, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  148(CX)(DI*1), X1
+	VMOVSS  304(CX)(DI*1), X2
+	VMULSS  X1, X3, X4
+	VMULSS  X2, X0, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X1, X0, X0
+	VMULSS  X2, X3, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  X4, 148(AX)
+	VMOVSS  X0, 304(AX)
+	VMOVSS  239768(CX)(SI*1), X0
+	VMOVSS  239924(CX)(SI*1), X1
+	VMOVSS  159896(CX)(R9*1), X2
+	VMOVSS  160052(CX)(R9*1), X3
+	VMULSS  X2, X0, X4
+	VMULSS  X3, X1, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X2, X1, X1
+	VMULSS  X3, X0, X0
+	VADDSS  X0, X1, X1
+	VMOVSS  80024(CX)(R8*1), X0
+	VMOVSS  80180(CX)(R8*1), X2
+	VMULSS  X0, X4, X3
+	VMULSS  X2, X1, X5
+	VSUBSS  X5, X3, X3
+	VMULSS  X0, X1, X0
+	VMULSS  X2, X4, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  152(CX)(DI*1), X1
+	VMOVSS  308(CX)(DI*1), X2
+	VMULSS  X1, X3, X4
+	VMULSS  X2, X0, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X1, X0, X0
+	VMULSS  X2, X3, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  X4, 152(AX)
+	VMOVSS  X0, 308(AX)
+	ADDQ    $0x00000138, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token46
+
+far_done45:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -2043,23 +2301,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups45
+	JNE   kv_groups47
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows46:
+s1_rows48:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done47
+	JL   s1_rows_done49
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys48:
+s1_keys50:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done49
+	JL           s1_keys_done51
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -2216,13 +2474,13 @@ s1_keys48:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys48
+	JMP          s1_keys50
 
-s1_keys_done49:
+s1_keys_done51:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done51
+	JZ    s1_key_tail_done53
 
-s1_key_tail50:
+s1_key_tail52:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2282,27 +2540,27 @@ s1_key_tail50:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail50
+	JNZ          s1_key_tail52
 
-s1_key_tail_done51:
+s1_key_tail_done53:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows46
+	JMP  s1_rows48
 
-s1_rows_done47:
+s1_rows_done49:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done53
+	JZ    s1_row_tail_done55
 
-s1_row_tail52:
+s1_row_tail54:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done55
+	JZ    s1_row_tail_key_done57
 
-s1_row_tail_key54:
+s1_row_tail_key56:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2334,40 +2592,40 @@ s1_row_tail_key54:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key54
+	JNZ          s1_row_tail_key56
 
-s1_row_tail_key_done55:
+s1_row_tail_key_done57:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail52
+	JNZ  s1_row_tail54
 
-s1_row_tail_done53:
+s1_row_tail_done55:
 	VZEROUPPER
 	RET
 
-kv_groups45:
+kv_groups47:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key56
+	JNZ   kv_by_key58
 
-kb_keys57:
+kb_keys59:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done58
+	JL    kb_keys_done60
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done60
+	JZ    kb_query_done62
 
-kb_query59:
+kb_query61:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done62
+	JZ    kb_group_done64
 
-kb_group61:
+kb_group63:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2394,7 +2652,7 @@ kb_group61:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows63:
+kb_rows65:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -2552,42 +2810,42 @@ kb_rows63:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows63
+	JNZ          kb_rows65
 	ADDQ         $0x00000140, R9
 	DECQ         R12
-	JNZ          kb_group61
+	JNZ          kb_group63
 
-kb_group_done62:
+kb_group_done64:
 	DECQ R11
-	JNZ  kb_query59
+	JNZ  kb_query61
 
-kb_query_done60:
+kb_query_done62:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys57
+	JMP  kb_keys59
 
-kb_keys_done58:
-kv_by_key56:
+kb_keys_done60:
+kv_by_key58:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done65
+	JZ     kv_key_done67
 
-kv_key64:
+kv_key66:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done67
+	JZ    kv_query_done69
 
-kv_query66:
+kv_query68:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done69
+	JZ    kv_group_done71
 
-kv_group68:
+kv_group70:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2605,9 +2863,9 @@ kv_group68:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done71
+	JZ         kv_head_done73
 
-kv_head70:
+kv_head72:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2629,24 +2887,24 @@ kv_head70:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head70
+	JNZ          kv_head72
 
-kv_head_done71:
+kv_head_done73:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group68
+	JNZ  kv_group70
 
-kv_group_done69:
+kv_group_done71:
 	DECQ R11
-	JNZ  kv_query66
+	JNZ  kv_query68
 
-kv_query_done67:
+kv_query_done69:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key64
+	JNZ  kv_key66
 
-kv_key_done65:
+kv_key_done67:
 	VZEROUPPER
 	RET
 
@@ -2660,7 +2918,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups72
+	JNE   kv_groups74
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2668,9 +2926,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done74
+	JZ    v1_row_done76
 
-v1_row73:
+v1_row75:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2696,12 +2954,12 @@ v1_row73:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done76
+	JZ           v1_key_done78
 
-v1_key75:
+v1_key77:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero77
+	JZ           v1_zero79
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2714,13 +2972,13 @@ v1_key75:
 	VFMADD231PS  256(R9), Y0, Y9
 	VFMADD231PS  288(R9), Y0, Y10
 
-v1_zero77:
+v1_zero79:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key75
+	JNZ  v1_key77
 
-v1_key_done76:
+v1_key_done78:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -2735,22 +2993,22 @@ v1_key_done76:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row73
+	JNZ     v1_row75
 
-v1_row_done74:
+v1_row_done76:
 	VZEROUPPER
 	RET
 
-kv_groups72:
+kv_groups74:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done79
+	JZ    kv_rescale_done81
 
-kv_rescale78:
+kv_rescale80:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2785,28 +3043,28 @@ kv_rescale78:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale78
+	JNZ          kv_rescale80
 
-kv_rescale_done79:
+kv_rescale_done81:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys80:
+vb_keys82:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done81
+	JL    vb_keys_done83
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done83
+	JZ    vb_query_done85
 
-vb_query82:
+vb_query84:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done85
+	JZ    vb_group_done87
 
-vb_group84:
+vb_group86:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2833,9 +3091,9 @@ vb_group84:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row86
+	JNZ        vb_by_row88
 
-vb_rows88:
+vb_rows90:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2850,96 +3108,96 @@ vb_rows88:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero91:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero92:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero93:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero94:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero95:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero96:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero97:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero98:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2962,96 +3220,96 @@ vh_zero96:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero99:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero100:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero101:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero102:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero103:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero104:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero105:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero106:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3068,74 +3326,74 @@ vh_zero104:
 	VMOVUPS      288(R9), Y5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS (R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero105:
+vh_zero107:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS (R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero106:
+vh_zero108:
 	VMOVUPS      256(R9)(DX*1), Y4
 	VMOVUPS      288(R9)(DX*1), Y5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 4(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero107:
+vh_zero109:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero108:
+vh_zero110:
 	VMOVUPS      256(R9)(DX*2), Y4
 	VMOVUPS      288(R9)(DX*2), Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS 8(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero109:
+vh_zero111:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero110:
+vh_zero112:
 	VMOVUPS      256(R9)(R10*1), Y4
 	VMOVUPS      288(R9)(R10*1), Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS 12(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero111:
+vh_zero113:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero112:
+vh_zero114:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 576(DI)
@@ -3144,15 +3402,15 @@ vh_zero112:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows88
-	JMP     vb_group_next87
+	JNZ     vb_rows90
+	JMP     vb_group_next89
 
-vb_by_row86:
+vb_by_row88:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done114
+	JZ    vb_head_done116
 
-vb_head113:
+vb_head115:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3165,7 +3423,7 @@ vb_head113:
 	VMOVUPS      288(DI), Y9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero115
+	JZ           vb_zero117
 	VBROADCASTSS (R8), Y10
 	VFMADD231PS  (R9), Y10, Y0
 	VFMADD231PS  32(R9), Y10, Y1
@@ -3178,10 +3436,10 @@ vb_head113:
 	VFMADD231PS  256(R9), Y10, Y8
 	VFMADD231PS  288(R9), Y10, Y9
 
-vb_zero115:
+vb_zero117:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero116
+	JZ           vb_zero118
 	VBROADCASTSS 4(R8), Y10
 	VFMADD231PS  (R9)(DX*1), Y10, Y0
 	VFMADD231PS  32(R9)(DX*1), Y10, Y1
@@ -3194,10 +3452,10 @@ vb_zero115:
 	VFMADD231PS  256(R9)(DX*1), Y10, Y8
 	VFMADD231PS  288(R9)(DX*1), Y10, Y9
 
-vb_zero116:
+vb_zero118:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero117
+	JZ           vb_zero119
 	VBROADCASTSS 8(R8), Y10
 	VFMADD231PS  (R9)(DX*2), Y10, Y0
 	VFMADD231PS  32(R9)(DX*2), Y10, Y1
@@ -3210,10 +3468,10 @@ vb_zero116:
 	VFMADD231PS  256(R9)(DX*2), Y10, Y8
 	VFMADD231PS  288(R9)(DX*2), Y10, Y9
 
-vb_zero117:
+vb_zero119:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero118
+	JZ           vb_zero120
 	VBROADCASTSS 12(R8), Y10
 	VFMADD231PS  (R9)(R10*1), Y10, Y0
 	VFMADD231PS  32(R9)(R10*1), Y10, Y1
@@ -3226,7 +3484,7 @@ vb_zero117:
 	VFMADD231PS  256(R9)(R10*1), Y10, Y8
 	VFMADD231PS  288(R9)(R10*1), Y10, Y9
 
-vb_zero118:
+vb_zero120:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -3240,44 +3498,44 @@ vb_zero118:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head113
+	JNZ     vb_head115
 
-vb_head_done114:
-vb_group_next87:
+vb_head_done116:
+vb_group_next89:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group84
+	JNZ  vb_group86
 
-vb_group_done85:
+vb_group_done87:
 	DECQ R11
-	JNZ  vb_query82
+	JNZ  vb_query84
 
-vb_query_done83:
+vb_query_done85:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys80
+	JMP  vb_keys82
 
-vb_keys_done81:
+vb_keys_done83:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done120
+	JZ     kv_key_done122
 
-kv_key119:
+kv_key121:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done122
+	JZ    kv_query_done124
 
-kv_query121:
+kv_query123:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done124
+	JZ    kv_group_done126
 
-kv_group123:
+kv_group125:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3295,12 +3553,12 @@ kv_group123:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done126
+	JZ         kv_head_done128
 
-kv_head125:
+kv_head127:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero127
+	JZ           kv_zero129
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3333,28 +3591,28 @@ kv_head125:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero127:
+kv_zero129:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head125
+	JNZ  kv_head127
 
-kv_head_done126:
+kv_head_done128:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group123
+	JNZ  kv_group125
 
-kv_group_done124:
+kv_group_done126:
 	DECQ R12
-	JNZ  kv_query121
+	JNZ  kv_query123
 
-kv_query_done122:
+kv_query_done124:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key119
+	JNZ  kv_key121
 
-kv_key_done120:
+kv_key_done122:
 	VZEROUPPER
 	RET
 
@@ -3367,9 +3625,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop129:
+loop131:
 	CMPQ    CX, $0x00000010
-	JB      loop_end130
+	JB      loop_end132
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3380,23 +3638,23 @@ loop129:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop129
+	JMP     loop131
 
-loop_end130:
-loop131:
+loop_end132:
+loop133:
 	CMPQ    CX, $0x00000008
-	JB      loop_end132
+	JB      loop_end134
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop131
+	JMP     loop133
 
-loop_end132:
+loop_end134:
 	TESTQ      CX, CX
-	JZ         loop_done128
+	JZ         loop_done130
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3406,7 +3664,7 @@ loop_end132:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done128:
+loop_done130:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3414,10 +3672,10 @@ loop_done128:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store133
+	JZ           max_store135
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store133:
+max_store135:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3437,9 +3695,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop135:
+loop137:
 	CMPQ         CX, $0x00000008
-	JB           loop_end136
+	JB           loop_end138
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3462,11 +3720,11 @@ loop135:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop135
+	JMP          loop137
 
-loop_end136:
+loop_end138:
 	TESTQ        CX, CX
-	JZ           loop_done134
+	JZ           loop_done136
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3492,7 +3750,7 @@ loop_end136:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done134:
+loop_done136:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3510,9 +3768,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop137:
+widen_loop139:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end138
+	JB             widen_loop_end140
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -3528,32 +3786,32 @@ widen_loop137:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop137
+	JMP            widen_loop139
 
-widen_loop_end138:
-widen_loop139:
+widen_loop_end140:
+widen_loop141:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end140
+	JB             widen_loop_end142
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop139
+	JMP            widen_loop141
 
-widen_loop_end140:
+widen_loop_end142:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail141
+	JZ        widen_tail143
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail141:
+widen_tail143:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail142
+	JZ        widen_tail144
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -3561,9 +3819,9 @@ widen_tail141:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail142:
+widen_tail144:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail143
+	JZ      widen_tail145
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -3571,7 +3829,7 @@ widen_tail142:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail143:
+widen_tail145:
 	VZEROUPPER
 	RET
 
@@ -3585,23 +3843,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups144
+	JNE   kv_groups146
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows145:
+s1_rows147:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done146
+	JL   s1_rows_done148
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys147:
+s1_keys149:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done148
+	JL           s1_keys_done150
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -3798,13 +4056,13 @@ s1_keys147:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys147
+	JMP          s1_keys149
 
-s1_keys_done148:
+s1_keys_done150:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done150
+	JZ    s1_key_tail_done152
 
-s1_key_tail149:
+s1_key_tail151:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -3904,27 +4162,27 @@ s1_key_tail149:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail149
+	JNZ          s1_key_tail151
 
-s1_key_tail_done150:
+s1_key_tail_done152:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows145
+	JMP  s1_rows147
 
-s1_rows_done146:
+s1_rows_done148:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done152
+	JZ    s1_row_tail_done154
 
-s1_row_tail151:
+s1_row_tail153:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done154
+	JZ    s1_row_tail_key_done156
 
-s1_row_tail_key153:
+s1_row_tail_key155:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -3976,40 +4234,40 @@ s1_row_tail_key153:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key153
+	JNZ          s1_row_tail_key155
 
-s1_row_tail_key_done154:
+s1_row_tail_key_done156:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail151
+	JNZ  s1_row_tail153
 
-s1_row_tail_done152:
+s1_row_tail_done154:
 	VZEROUPPER
 	RET
 
-kv_groups144:
+kv_groups146:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key155
+	JNZ   kv_by_key157
 
-kb_keys156:
+kb_keys158:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done157
+	JL    kb_keys_done159
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done159
+	JZ    kb_query_done161
 
-kb_query158:
+kb_query160:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done161
+	JZ    kb_group_done163
 
-kb_group160:
+kb_group162:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4028,7 +4286,7 @@ kb_group160:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows162:
+kb_rows164:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -4226,42 +4484,42 @@ kb_rows162:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows162
+	JNZ          kb_rows164
 	ADDQ         $0x000000a0, R9
 	DECQ         R12
-	JNZ          kb_group160
+	JNZ          kb_group162
 
-kb_group_done161:
+kb_group_done163:
 	DECQ R11
-	JNZ  kb_query158
+	JNZ  kb_query160
 
-kb_query_done159:
+kb_query_done161:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys156
+	JMP  kb_keys158
 
-kb_keys_done157:
-kv_by_key155:
+kb_keys_done159:
+kv_by_key157:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done164
+	JZ     kv_key_done166
 
-kv_key163:
+kv_key165:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done166
+	JZ    kv_query_done168
 
-kv_query165:
+kv_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done168
+	JZ    kv_group_done170
 
-kv_group167:
+kv_group169:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4287,9 +4545,9 @@ kv_group167:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done170
+	JZ         kv_head_done172
 
-kv_head169:
+kv_head171:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4311,24 +4569,24 @@ kv_head169:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head169
+	JNZ          kv_head171
 
-kv_head_done170:
+kv_head_done172:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  kv_group167
+	JNZ  kv_group169
 
-kv_group_done168:
+kv_group_done170:
 	DECQ R11
-	JNZ  kv_query165
+	JNZ  kv_query167
 
-kv_query_done166:
+kv_query_done168:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key163
+	JNZ  kv_key165
 
-kv_key_done164:
+kv_key_done166:
 	VZEROUPPER
 	RET
 
@@ -4342,7 +4600,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups171
+	JNE   kv_groups173
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4350,9 +4608,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done173
+	JZ    v1_row_done175
 
-v1_row172:
+v1_row174:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4378,12 +4636,12 @@ v1_row172:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done175
+	JZ           v1_key_done177
 
-v1_key174:
+v1_key176:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero176
+	JZ           v1_zero178
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4416,13 +4674,13 @@ v1_key174:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y0, Y10
 
-v1_zero176:
+v1_zero178:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key174
+	JNZ  v1_key176
 
-v1_key_done175:
+v1_key_done177:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -4437,22 +4695,22 @@ v1_key_done175:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row172
+	JNZ     v1_row174
 
-v1_row_done173:
+v1_row_done175:
 	VZEROUPPER
 	RET
 
-kv_groups171:
+kv_groups173:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done178
+	JZ    kv_rescale_done180
 
-kv_rescale177:
+kv_rescale179:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4487,28 +4745,28 @@ kv_rescale177:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale177
+	JNZ          kv_rescale179
 
-kv_rescale_done178:
+kv_rescale_done180:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys179:
+vb_keys181:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done180
+	JL    vb_keys_done182
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done182
+	JZ    vb_query_done184
 
-vb_query181:
+vb_query183:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done184
+	JZ    vb_group_done186
 
-vb_group183:
+vb_group185:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4527,9 +4785,9 @@ vb_group183:
 	PREFETCHT1 128(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row185
+	JNZ        vb_by_row187
 
-vb_rows187:
+vb_rows189:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4548,24 +4806,24 @@ vb_rows187:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero188
+	JZ           vh_zero190
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero188:
+vh_zero190:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero189
+	JZ           vh_zero191
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero189:
+vh_zero191:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -4576,24 +4834,24 @@ vh_zero189:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero190
+	JZ           vh_zero192
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero190:
+vh_zero192:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero191
+	JZ           vh_zero193
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero191:
+vh_zero193:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -4604,24 +4862,24 @@ vh_zero191:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero192
+	JZ           vh_zero194
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero192:
+vh_zero194:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero193
+	JZ           vh_zero195
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero193:
+vh_zero195:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -4632,24 +4890,24 @@ vh_zero193:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero194
+	JZ           vh_zero196
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero194:
+vh_zero196:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero195
+	JZ           vh_zero197
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero195:
+vh_zero197:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4676,24 +4934,24 @@ vh_zero195:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero196
+	JZ           vh_zero198
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero196:
+vh_zero198:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero197
+	JZ           vh_zero199
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero197:
+vh_zero199:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -4704,24 +4962,24 @@ vh_zero197:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero200
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero198:
+vh_zero200:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero201
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero199:
+vh_zero201:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -4732,24 +4990,24 @@ vh_zero199:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero202
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero200:
+vh_zero202:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero203
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero201:
+vh_zero203:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -4760,24 +5018,24 @@ vh_zero201:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero204
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero202:
+vh_zero204:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero205
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero203:
+vh_zero205:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -4796,80 +5054,80 @@ vh_zero203:
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero206
 	VBROADCASTSS (R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero204:
+vh_zero206:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero207
 	VBROADCASTSS (R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero205:
+vh_zero207:
 	VPMOVZXWD    128(R9)(DX*1), Y4
 	VPSLLD       $0x10, Y4, Y4
 	VPMOVZXWD    144(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero208
 	VBROADCASTSS 4(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero206:
+vh_zero208:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero209
 	VBROADCASTSS 4(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero207:
+vh_zero209:
 	VPMOVZXWD    128(R9)(DX*2), Y4
 	VPSLLD       $0x10, Y4, Y4
 	VPMOVZXWD    144(R9)(DX*2), Y5
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero210
 	VBROADCASTSS 8(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero208:
+vh_zero210:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero211
 	VBROADCASTSS 8(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero209:
+vh_zero211:
 	VPMOVZXWD    128(R9)(R10*1), Y4
 	VPSLLD       $0x10, Y4, Y4
 	VPMOVZXWD    144(R9)(R10*1), Y5
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero212
 	VBROADCASTSS 12(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero210:
+vh_zero212:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero213
 	VBROADCASTSS 12(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero211:
+vh_zero213:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 576(DI)
@@ -4878,15 +5136,15 @@ vh_zero211:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows187
-	JMP     vb_group_next186
+	JNZ     vb_rows189
+	JMP     vb_group_next188
 
-vb_by_row185:
+vb_by_row187:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done213
+	JZ    vb_head_done215
 
-vb_head212:
+vb_head214:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4899,7 +5157,7 @@ vb_head212:
 	VMOVUPS      288(DI), Y9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero214
+	JZ           vb_zero216
 	VBROADCASTSS (R8), Y10
 	VPMOVZXWD    (R9), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4932,10 +5190,10 @@ vb_head212:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero214:
+vb_zero216:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero215
+	JZ           vb_zero217
 	VBROADCASTSS 4(R8), Y10
 	VPMOVZXWD    (R9)(DX*1), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4968,10 +5226,10 @@ vb_zero214:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero215:
+vb_zero217:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero216
+	JZ           vb_zero218
 	VBROADCASTSS 8(R8), Y10
 	VPMOVZXWD    (R9)(DX*2), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -5004,10 +5262,10 @@ vb_zero215:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero216:
+vb_zero218:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero217
+	JZ           vb_zero219
 	VBROADCASTSS 12(R8), Y10
 	VPMOVZXWD    (R9)(R10*1), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -5040,7 +5298,7 @@ vb_zero216:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero217:
+vb_zero219:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -5054,44 +5312,44 @@ vb_zero217:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head212
+	JNZ     vb_head214
 
-vb_head_done213:
-vb_group_next186:
+vb_head_done215:
+vb_group_next188:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  vb_group183
+	JNZ  vb_group185
 
-vb_group_done184:
+vb_group_done186:
 	DECQ R11
-	JNZ  vb_query181
+	JNZ  vb_query183
 
-vb_query_done182:
+vb_query_done184:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys179
+	JMP  vb_keys181
 
-vb_keys_done180:
+vb_keys_done182:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done219
+	JZ     kv_key_done221
 
-kv_key218:
+kv_key220:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done221
+	JZ    kv_query_done223
 
-kv_query220:
+kv_query222:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done223
+	JZ    kv_group_done225
 
-kv_group222:
+kv_group224:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5117,12 +5375,12 @@ kv_group222:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done225
+	JZ         kv_head_done227
 
-kv_head224:
+kv_head226:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero226
+	JZ           kv_zero228
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5155,28 +5413,28 @@ kv_head224:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero226:
+kv_zero228:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head224
+	JNZ  kv_head226
 
-kv_head_done225:
+kv_head_done227:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  kv_group222
+	JNZ  kv_group224
 
-kv_group_done223:
+kv_group_done225:
 	DECQ R12
-	JNZ  kv_query220
+	JNZ  kv_query222
 
-kv_query_done221:
+kv_query_done223:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key218
+	JNZ  kv_key220
 
-kv_key_done219:
+kv_key_done221:
 	VZEROUPPER
 	RET
 
@@ -5195,18 +5453,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done227
+	JZ     rope_done229
 	TESTL  R8, R8
-	JS     rope_inverse228
+	JS     rope_inverse230
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x000000a0, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream229
+	JA     rope_stream231
 
-rope_token231:
+rope_token233:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -5218,14 +5476,14 @@ rope_token231:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done232
+	JZ        rope_heads_done234
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src233
+	JNE       rope_heads_from_src235
 
-rope_head234:
+rope_head236:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -5290,13 +5548,13 @@ rope_head234:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head234
-	JMP         rope_heads_done232
+	JNZ         rope_head236
+	JMP         rope_heads_done234
 
-rope_heads_from_src233:
+rope_heads_from_src235:
 	MOVQ CX, R10
 
-rope_head235:
+rope_head237:
 	VPMOVZXWD   (R10), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R10), Z7
@@ -5364,17 +5622,17 @@ rope_head235:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head235
+	JNZ         rope_head237
 
-rope_heads_done232:
+rope_heads_done234:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done236
+	JZ    rope_heads_done238
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head237:
+rope_head239:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -5439,9 +5697,9 @@ rope_head237:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head237
+	JNZ         rope_head239
 
-rope_heads_done236:
+rope_heads_done238:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5451,11 +5709,11 @@ rope_heads_done236:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token231
-	JMP  rope_tokens_done230
+	JNZ  rope_token233
+	JMP  rope_tokens_done232
 
-rope_stream229:
-rope_token238:
+rope_stream231:
+rope_token240:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -5467,16 +5725,16 @@ rope_token238:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done239
+	JZ        rope_heads_done241
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src240
+	JNE       rope_heads_from_src242
 
-rope_head241:
+rope_head243:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5544,13 +5802,13 @@ rope_head241:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head241
-	JMP         rope_heads_done239
+	JNZ         rope_head243
+	JMP         rope_heads_done241
 
-rope_heads_from_src240:
+rope_heads_from_src242:
 	MOVQ CX, R10
 
-rope_head242:
+rope_head244:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5621,19 +5879,19 @@ rope_head242:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head242
+	JNZ         rope_head244
 
-rope_heads_done239:
+rope_heads_done241:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done243
+	JZ    rope_heads_done245
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head244:
+rope_head246:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5701,9 +5959,9 @@ rope_head244:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head244
+	JNZ         rope_head246
 
-rope_heads_done243:
+rope_heads_done245:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5713,21 +5971,21 @@ rope_heads_done243:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token238
+	JNZ  rope_token240
 
-rope_tokens_done230:
-	JMP rope_done227
+rope_tokens_done232:
+	JMP rope_done229
 
-rope_inverse228:
+rope_inverse230:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x000000a0, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream245
+	JA     rope_stream247
 
-rope_token247:
+rope_token249:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -5739,12 +5997,12 @@ rope_token247:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done248
+	JZ        rope_heads_done250
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head249:
+rope_head251:
 	VPMOVZXWD   (DX), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(DX), Z7
@@ -5809,19 +6067,19 @@ rope_head249:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head249
+	JNZ         rope_head251
 
-rope_heads_done248:
+rope_heads_done250:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token247
-	JMP  rope_tokens_done246
+	JNZ  rope_token249
+	JMP  rope_tokens_done248
 
-rope_stream245:
-rope_token250:
+rope_stream247:
+rope_token252:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -5833,14 +6091,14 @@ rope_token250:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done251
+	JZ        rope_heads_done253
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head252:
+rope_head254:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -5908,18 +6166,18 @@ rope_head252:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head252
+	JNZ         rope_head254
 
-rope_heads_done251:
+rope_heads_done253:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token250
+	JNZ  rope_token252
 
-rope_tokens_done246:
-rope_done227:
+rope_tokens_done248:
+rope_done229:
 	VZEROUPPER
 	RET
 
@@ -5933,9 +6191,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done253
+	JZ    combine_done255
 
-combine_token254:
+combine_token256:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000270, R8, R8
@@ -6075,9 +6333,9 @@ combine_token254:
 	ADDQ         $0x00000138, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token254
+	JNZ          combine_token256
 
-combine_done253:
+combine_done255:
 	VZEROUPPER
 	RET
 
@@ -6231,6 +6489,208 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done257
+
+far_token258:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000138, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000138, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000138, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000138, SI, SI
+	VMOVUPS 239616(CX)(SI*1), Z0
+	VMOVUPS 239772(CX)(SI*1), Z1
+	VMOVUPS 159744(CX)(R9*1), Z2
+	VMOVUPS 159900(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 79872(CX)(R8*1), Z0
+	VMOVUPS 80028(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 156(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 156(AX)
+	VMOVUPS 239680(CX)(SI*1), Z0
+	VMOVUPS 239836(CX)(SI*1), Z1
+	VMOVUPS 159808(CX)(R9*1), Z2
+	VMOVUPS 159964(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 79936(CX)(R8*1), Z0
+	VMOVUPS 80092(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 220(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 220(AX)
+	VMOVUPS 239744(CX)(SI*1), X0
+	VMOVUPS 239900(CX)(SI*1), X1
+	VMOVUPS 159872(CX)(R9*1), X2
+	VMOVUPS 160028(CX)(R9*1), X3
+	VMULPS  X2, X0, X4
+	VMULPS  X3, X1, X5
+	VSUBPS  X5, X4, X4
+	VMULPS  X2, X1, X1
+	VMULPS  X3, X0, X0
+	VADDPS  X0, X1, X1
+	VMOVUPS 80000(CX)(R8*1), X0
+	VMOVUPS 80156(CX)(R8*1), X2
+	VMULPS  X0, X4, X3
+	VMULPS  X2, X1, X5
+	VSUBPS  X5, X3, X3
+	VMULPS  X0, X1, X0
+	VMULPS  X2, X4, X1
+	VADDPS  X1, X0, X0
+	VMOVUPS 128(CX)(DI*1), X1
+	VMOVUPS 284(CX)(DI*1), X2
+	VMULPS  X1, X3, X4
+	VMULPS  X2, X0, X5
+	VSUBPS  X5, X4, X4
+	VMULPS  X1, X0, X0
+	VMULPS  X2, X3, X1
+	VADDPS  X1, X0, X0
+	VMOVUPS X4, 128(AX)
+	VMOVUPS X0, 284(AX)
+	VMOVSS  239760(CX)(SI*1), X0
+	VMOVSS  239916(CX)(SI*1), X1
+	VMOVSS  159888(CX)(R9*1), X2
+	VMOVSS  160044(CX)(R9*1), X3
+	VMULSS  X2, X0, X4
+	VMULSS  X3, X1, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X2, X1, X1
+	VMULSS  X3, X0, X0
+	VADDSS  X0, X1, X1
+	VMOVSS  80016(CX)(R8*1), X0
+	VMOVSS  80172(CX)(R8*1), X2
+	VMULSS  X0, X4, X3
+	VMULSS  X2, X1, X5
+	VSUBSS  X5, X3, X3
+	VMULSS  X0, X1, X0
+	VMULSS  X2, X4, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  144(CX)(DI*1), X1
+	VMOVSS  300(CX)(DI*1), X2
+	VMULSS  X1, X3, X4
+	VMULSS  X2, X0, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X1, X0, X0
+	VMULSS  X2, X3, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  X4, 144(AX)
+	VMOVSS  X0, 300(AX)
+	VMOVSS  239764(CX)(SI*1), X0
+	VMOVSS  239920(CX)(SI*1), X1
+	VMOVSS  159892(CX)(R9*1), X2
+	VMOVSS  160048(CX)(R9*1), X3
+	VMULSS  X2, X0, X4
+	VMULSS  X3, X1, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X2, X1, X1
+	VMULSS  X3, X0, X0
+	VADDSS  X0, X1, X1
+	VMOVSS  80020(CX)(R8*1), X0
+	VMOVSS  80176(CX)(R8*1), X2
+	VMULSS  X0, X4, X3
+	VMULSS  X2, X1, X5
+	VSUBSS  X5, X3, X3
+	VMULSS  X0, X1, X0
+	VMULSS  X2, X4, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  148(CX)(DI*1), X1
+	VMOVSS  304(CX)(DI*1), X2
+	VMULSS  X1, X3, X4
+	VMULSS  X2, X0, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X1, X0, X0
+	VMULSS  X2, X3, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  X4, 148(AX)
+	VMOVSS  X0, 304(AX)
+	VMOVSS  239768(CX)(SI*1), X0
+	VMOVSS  239924(CX)(SI*1), X1
+	VMOVSS  159896(CX)(R9*1), X2
+	VMOVSS  160052(CX)(R9*1), X3
+	VMULSS  X2, X0, X4
+	VMULSS  X3, X1, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X2, X1, X1
+	VMULSS  X3, X0, X0
+	VADDSS  X0, X1, X1
+	VMOVSS  80024(CX)(R8*1), X0
+	VMOVSS  80180(CX)(R8*1), X2
+	VMULSS  X0, X4, X3
+	VMULSS  X2, X1, X5
+	VSUBSS  X5, X3, X3
+	VMULSS  X0, X1, X0
+	VMULSS  X2, X4, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  152(CX)(DI*1), X1
+	VMOVSS  308(CX)(DI*1), X2
+	VMULSS  X1, X3, X4
+	VMULSS  X2, X0, X5
+	VSUBSS  X5, X4, X4
+	VMULSS  X1, X0, X0
+	VMULSS  X2, X3, X1
+	VADDSS  X1, X0, X0
+	VMOVSS  X4, 152(AX)
+	VMOVSS  X0, 308(AX)
+	ADDQ    $0x00000138, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token258
+
+far_done257:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -6241,23 +6701,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups255
+	JNE   kv_groups259
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows256:
+s1_rows260:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done257
+	JL   s1_rows_done261
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys258:
+s1_keys262:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done259
+	JL            s1_keys_done263
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -6432,13 +6892,13 @@ s1_keys258:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys258
+	JMP           s1_keys262
 
-s1_keys_done259:
+s1_keys_done263:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done261
+	JZ    s1_key_tail_done265
 
-s1_key_tail260:
+s1_key_tail264:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6523,29 +6983,29 @@ s1_key_tail260:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail260
+	JNZ           s1_key_tail264
 
-s1_key_tail_done261:
+s1_key_tail_done265:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows256
+	JMP  s1_rows260
 
-s1_rows_done257:
+s1_rows_done261:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done263
+	JZ    s1_row_tail_done267
 
-s1_row_tail262:
+s1_row_tail266:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done265
+	JZ    s1_row_tail_key_done269
 
-s1_row_tail_key264:
+s1_row_tail_key268:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6569,40 +7029,40 @@ s1_row_tail_key264:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key264
+	JNZ           s1_row_tail_key268
 
-s1_row_tail_key_done265:
+s1_row_tail_key_done269:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail262
+	JNZ  s1_row_tail266
 
-s1_row_tail_done263:
+s1_row_tail_done267:
 	VZEROUPPER
 	RET
 
-kv_groups255:
+kv_groups259:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key266
+	JNZ   kv_by_key270
 
-kb_keys267:
+kb_keys271:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done268
+	JL    kb_keys_done272
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done270
+	JZ    kb_query_done274
 
-kb_query269:
+kb_query273:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done272
+	JZ    kb_group_done276
 
-kb_group271:
+kb_group275:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6629,7 +7089,7 @@ kb_group271:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows273:
+kb_rows277:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -6807,42 +7267,42 @@ kb_rows273:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows273
+	JNZ           kb_rows277
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group271
+	JNZ           kb_group275
 
-kb_group_done272:
+kb_group_done276:
 	DECQ R11
-	JNZ  kb_query269
+	JNZ  kb_query273
 
-kb_query_done270:
+kb_query_done274:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys267
+	JMP  kb_keys271
 
-kb_keys_done268:
-kv_by_key266:
+kb_keys_done272:
+kv_by_key270:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done275
+	JZ     kv_key_done279
 
-kv_key274:
+kv_key278:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done277
+	JZ    kv_query_done281
 
-kv_query276:
+kv_query280:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done279
+	JZ    kv_group_done283
 
-kv_group278:
+kv_group282:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6855,9 +7315,9 @@ kv_group278:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done281
+	JZ         kv_head_done285
 
-kv_head280:
+kv_head284:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -6876,24 +7336,24 @@ kv_head280:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head280
+	JNZ           kv_head284
 
-kv_head_done281:
+kv_head_done285:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group278
+	JNZ  kv_group282
 
-kv_group_done279:
+kv_group_done283:
 	DECQ R11
-	JNZ  kv_query276
+	JNZ  kv_query280
 
-kv_query_done277:
+kv_query_done281:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key274
+	JNZ  kv_key278
 
-kv_key_done275:
+kv_key_done279:
 	VZEROUPPER
 	RET
 
@@ -6907,7 +7367,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups282
+	JNE   kv_groups286
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6915,9 +7375,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done284
+	JZ    v1_row_done288
 
-v1_row283:
+v1_row287:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6933,12 +7393,12 @@ v1_row283:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done286
+	JZ           v1_key_done290
 
-v1_key285:
+v1_key289:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero287
+	JZ           v1_zero291
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6946,13 +7406,13 @@ v1_key285:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero287:
+v1_zero291:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key285
+	JNZ  v1_key289
 
-v1_key_done286:
+v1_key_done290:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6962,22 +7422,22 @@ v1_key_done286:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row283
+	JNZ     v1_row287
 
-v1_row_done284:
+v1_row_done288:
 	VZEROUPPER
 	RET
 
-kv_groups282:
+kv_groups286:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done289
+	JZ    kv_rescale_done293
 
-kv_rescale288:
+kv_rescale292:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6997,28 +7457,28 @@ kv_rescale288:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale288
+	JNZ          kv_rescale292
 
-kv_rescale_done289:
+kv_rescale_done293:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys290:
+vb_keys294:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done291
+	JL    vb_keys_done295
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done293
+	JZ    vb_query_done297
 
-vb_query292:
+vb_query296:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done295
+	JZ    vb_group_done299
 
-vb_group294:
+vb_group298:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -7045,9 +7505,9 @@ vb_group294:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row296
+	JNZ        vb_by_row300
 
-vb_rows298:
+vb_rows302:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7070,73 +7530,28 @@ vb_rows298:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero299
+	JZ           vh_zero303
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero299:
+vh_zero303:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero300
+	JZ           vh_zero304
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero300:
+vh_zero304:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero301
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero301:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero302
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero302:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero303
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero303:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero304
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero304:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero305
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7144,44 +7559,44 @@ vh_zero304:
 
 vh_zero305:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero306
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero306:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero307
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero307:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero308
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero308:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero309
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7189,44 +7604,44 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero310
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero310:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero311
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero311:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero312
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero312:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero313
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7234,16 +7649,61 @@ vh_zero312:
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero314
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero314:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero315
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero315:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero316
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero316:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero317
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero317:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero318
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero318:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7267,123 +7727,123 @@ vh_zero314:
 	VMOVUPS      256(R9), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero315
+	JZ           vh_zero319
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero315:
+vh_zero319:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero316
+	JZ           vh_zero320
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero316:
+vh_zero320:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero317
-	VBROADCASTSS (R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero317:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero318
-	VBROADCASTSS (R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero318:
-	VMOVUPS      256(R9)(DX*1), Z4
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero319
-	VBROADCASTSS 4(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero319:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero320
-	VBROADCASTSS 4(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero320:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero321
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero321:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero322
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS (R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero322:
-	VMOVUPS      256(R9)(DX*2), Z4
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z4
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero323
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero323:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero324
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero324:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero325
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero325:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero326
-	VBROADCASTSS 8(R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero326:
-	VMOVUPS      256(R9)(R10*1), Z4
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero327
-	VBROADCASTSS 12(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero327:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero328
-	VBROADCASTSS 12(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero328:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero329
-	VBROADCASTSS 12(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero329:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero330
-	VBROADCASTSS 12(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero330:
+	VMOVUPS      256(R9)(R10*1), Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero331
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero331:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero332
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero332:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero333
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero333:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero334
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero334:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 576(DI)
 	VMOVUPS Z2, 896(DI)
@@ -7394,15 +7854,15 @@ vh_zero330:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows298
-	JMP     vb_group_next297
+	JNZ     vb_rows302
+	JMP     vb_group_next301
 
-vb_by_row296:
+vb_by_row300:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done332
+	JZ    vb_head_done336
 
-vb_head331:
+vb_head335:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7410,7 +7870,7 @@ vb_head331:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero333
+	JZ           vb_zero337
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -7418,10 +7878,10 @@ vb_head331:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero333:
+vb_zero337:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero334
+	JZ           vb_zero338
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -7429,10 +7889,10 @@ vb_zero333:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero334:
+vb_zero338:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero335
+	JZ           vb_zero339
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R9)(DX*2), Z5, Z0
 	VFMADD231PS  64(R9)(DX*2), Z5, Z1
@@ -7440,10 +7900,10 @@ vb_zero334:
 	VFMADD231PS  192(R9)(DX*2), Z5, Z3
 	VFMADD231PS  256(R9)(DX*2), Z5, Z4
 
-vb_zero335:
+vb_zero339:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero336
+	JZ           vb_zero340
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R9)(R10*1), Z5, Z0
 	VFMADD231PS  64(R9)(R10*1), Z5, Z1
@@ -7451,7 +7911,7 @@ vb_zero335:
 	VFMADD231PS  192(R9)(R10*1), Z5, Z3
 	VFMADD231PS  256(R9)(R10*1), Z5, Z4
 
-vb_zero336:
+vb_zero340:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7460,44 +7920,44 @@ vb_zero336:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head331
+	JNZ     vb_head335
 
-vb_head_done332:
-vb_group_next297:
+vb_head_done336:
+vb_group_next301:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group294
+	JNZ  vb_group298
 
-vb_group_done295:
+vb_group_done299:
 	DECQ R11
-	JNZ  vb_query292
+	JNZ  vb_query296
 
-vb_query_done293:
+vb_query_done297:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys290
+	JMP  vb_keys294
 
-vb_keys_done291:
+vb_keys_done295:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done338
+	JZ     kv_key_done342
 
-kv_key337:
+kv_key341:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done340
+	JZ    kv_query_done344
 
-kv_query339:
+kv_query343:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done342
+	JZ    kv_group_done346
 
-kv_group341:
+kv_group345:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7510,12 +7970,12 @@ kv_group341:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done344
+	JZ         kv_head_done348
 
-kv_head343:
+kv_head347:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero345
+	JZ           kv_zero349
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -7533,28 +7993,28 @@ kv_head343:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero345:
+kv_zero349:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head343
+	JNZ  kv_head347
 
-kv_head_done344:
+kv_head_done348:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group341
+	JNZ  kv_group345
 
-kv_group_done342:
+kv_group_done346:
 	DECQ R12
-	JNZ  kv_query339
+	JNZ  kv_query343
 
-kv_query_done340:
+kv_query_done344:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key337
+	JNZ  kv_key341
 
-kv_key_done338:
+kv_key_done342:
 	VZEROUPPER
 	RET
 
@@ -7567,9 +8027,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop347:
+loop351:
 	CMPQ    CX, $0x00000020
-	JB      loop_end348
+	JB      loop_end352
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -7580,23 +8040,23 @@ loop347:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop347
+	JMP     loop351
 
-loop_end348:
-loop349:
+loop_end352:
+loop353:
 	CMPQ    CX, $0x00000010
-	JB      loop_end350
+	JB      loop_end354
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop349
+	JMP     loop353
 
-loop_end350:
+loop_end354:
 	TESTQ     CX, CX
-	JZ        loop_done346
+	JZ        loop_done350
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -7604,7 +8064,7 @@ loop_end350:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done346:
+loop_done350:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -7614,10 +8074,10 @@ loop_done346:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store351
+	JZ            max_store355
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store351:
+max_store355:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -7644,9 +8104,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop353:
+loop357:
 	CMPQ         CX, $0x00000010
-	JB           loop_end354
+	JB           loop_end358
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -7668,11 +8128,11 @@ loop353:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop353
+	JMP          loop357
 
-loop_end354:
+loop_end358:
 	TESTQ        CX, CX
-	JZ           loop_done352
+	JZ           loop_done356
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -7696,7 +8156,7 @@ loop_end354:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done352:
+loop_done356:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -7724,9 +8184,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop355:
+widen_loop359:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end356
+	JB        widen_loop_end360
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -7742,23 +8202,23 @@ widen_loop355:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop355
+	JMP       widen_loop359
 
-widen_loop_end356:
-widen_loop357:
+widen_loop_end360:
+widen_loop361:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end358
+	JB        widen_loop_end362
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop357
+	JMP       widen_loop361
 
-widen_loop_end358:
+widen_loop_end362:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail359
+	JZ          widen_tail363
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -7766,9 +8226,9 @@ widen_loop_end358:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail359:
+widen_tail363:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail360
+	JZ          widen_tail364
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -7776,9 +8236,9 @@ widen_tail359:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail360:
+widen_tail364:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail361
+	JZ          widen_tail365
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -7786,9 +8246,9 @@ widen_tail360:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail361:
+widen_tail365:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail362
+	JZ          widen_tail366
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -7796,7 +8256,7 @@ widen_tail361:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail362:
+widen_tail366:
 	VZEROUPPER
 	RET
 
@@ -7812,23 +8272,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups363
+	JNE   kv_groups367
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows364:
+s1_rows368:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done365
+	JL   s1_rows_done369
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys366:
+s1_keys370:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done367
+	JL            s1_keys_done371
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -8007,13 +8467,13 @@ s1_keys366:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys366
+	JMP           s1_keys370
 
-s1_keys_done367:
+s1_keys_done371:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done369
+	JZ    s1_key_tail_done373
 
-s1_key_tail368:
+s1_key_tail372:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8122,29 +8582,29 @@ s1_key_tail368:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail368
+	JNZ           s1_key_tail372
 
-s1_key_tail_done369:
+s1_key_tail_done373:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows364
+	JMP  s1_rows368
 
-s1_rows_done365:
+s1_rows_done369:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done371
+	JZ    s1_row_tail_done375
 
-s1_row_tail370:
+s1_row_tail374:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done373
+	JZ    s1_row_tail_key_done377
 
-s1_row_tail_key372:
+s1_row_tail_key376:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8174,40 +8634,40 @@ s1_row_tail_key372:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key372
+	JNZ           s1_row_tail_key376
 
-s1_row_tail_key_done373:
+s1_row_tail_key_done377:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail370
+	JNZ  s1_row_tail374
 
-s1_row_tail_done371:
+s1_row_tail_done375:
 	VZEROUPPER
 	RET
 
-kv_groups363:
+kv_groups367:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key374
+	JNZ   kv_by_key378
 
-kb_keys375:
+kb_keys379:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done376
+	JL    kb_keys_done380
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done378
+	JZ    kb_query_done382
 
-kb_query377:
+kb_query381:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done380
+	JZ    kb_group_done384
 
-kb_group379:
+kb_group383:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8226,7 +8686,7 @@ kb_group379:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows381:
+kb_rows385:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -8408,42 +8868,42 @@ kb_rows381:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows381
+	JNZ           kb_rows385
 	ADDQ          $0x000000a0, R9
 	DECQ          R12
-	JNZ           kb_group379
+	JNZ           kb_group383
 
-kb_group_done380:
+kb_group_done384:
 	DECQ R11
-	JNZ  kb_query377
+	JNZ  kb_query381
 
-kb_query_done378:
+kb_query_done382:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys375
+	JMP  kb_keys379
 
-kb_keys_done376:
-kv_by_key374:
+kb_keys_done380:
+kv_by_key378:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done383
+	JZ     kv_key_done387
 
-kv_key382:
+kv_key386:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done385
+	JZ    kv_query_done389
 
-kv_query384:
+kv_query388:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done387
+	JZ    kv_group_done391
 
-kv_group386:
+kv_group390:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -8455,9 +8915,9 @@ kv_group386:
 	VPSLLD      $0x10, Z4, Z4
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done389
+	JZ          kv_head_done393
 
-kv_head388:
+kv_head392:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -8476,24 +8936,24 @@ kv_head388:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head388
+	JNZ           kv_head392
 
-kv_head_done389:
+kv_head_done393:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  kv_group386
+	JNZ  kv_group390
 
-kv_group_done387:
+kv_group_done391:
 	DECQ R11
-	JNZ  kv_query384
+	JNZ  kv_query388
 
-kv_query_done385:
+kv_query_done389:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key382
+	JNZ  kv_key386
 
-kv_key_done383:
+kv_key_done387:
 	VZEROUPPER
 	RET
 
@@ -8509,7 +8969,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups390
+	JNE   kv_groups394
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -8517,9 +8977,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done392
+	JZ    v1_row_done396
 
-v1_row391:
+v1_row395:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8535,12 +8995,12 @@ v1_row391:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done394
+	JZ           v1_key_done398
 
-v1_key393:
+v1_key397:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero395
+	JZ           v1_zero399
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z6
 	VFMADD231PS  Z6, Z0, Z1
@@ -8554,13 +9014,13 @@ v1_key393:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero395:
+v1_zero399:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key393
+	JNZ  v1_key397
 
-v1_key_done394:
+v1_key_done398:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -8570,22 +9030,22 @@ v1_key_done394:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row391
+	JNZ     v1_row395
 
-v1_row_done392:
+v1_row_done396:
 	VZEROUPPER
 	RET
 
-kv_groups390:
+kv_groups394:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done397
+	JZ    kv_rescale_done401
 
-kv_rescale396:
+kv_rescale400:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8605,28 +9065,28 @@ kv_rescale396:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale396
+	JNZ          kv_rescale400
 
-kv_rescale_done397:
+kv_rescale_done401:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys398:
+vb_keys402:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done399
+	JL    vb_keys_done403
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done401
+	JZ    vb_query_done405
 
-vb_query400:
+vb_query404:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done403
+	JZ    vb_group_done407
 
-vb_group402:
+vb_group406:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -8662,9 +9122,9 @@ vb_group402:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row404
+	JNZ        vb_by_row408
 
-vb_rows406:
+vb_rows410:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8687,73 +9147,28 @@ vb_rows406:
 	VMOVDQU16.Z  64(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero407
+	JZ           vh_zero411
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero407:
+vh_zero411:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero408
+	JZ           vh_zero412
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero408:
+vh_zero412:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero409
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero409:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero410
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero410:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero411
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero411:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero412
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero412:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero413
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8761,44 +9176,44 @@ vh_zero412:
 
 vh_zero413:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero414
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero414:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero415
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero415:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero416
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero416:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero417
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8806,44 +9221,44 @@ vh_zero416:
 
 vh_zero417:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero418
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero418:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero419
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero419:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero420
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero420:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero421
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8851,44 +9266,44 @@ vh_zero420:
 
 vh_zero421:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero422
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero422:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K1, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero423
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero423:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero424
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero424:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero425
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8896,44 +9311,44 @@ vh_zero424:
 
 vh_zero425:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero426
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero426:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K1, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero427
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero427:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero428
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero428:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero429
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8941,44 +9356,44 @@ vh_zero428:
 
 vh_zero429:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero430
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero430:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero431
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero431:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero432
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero432:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero433
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8986,44 +9401,44 @@ vh_zero432:
 
 vh_zero433:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero434
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero434:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero435
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero435:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero436
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero436:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero437
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9031,16 +9446,61 @@ vh_zero436:
 
 vh_zero437:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero438
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero438:
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero439
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero439:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero440
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero440:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero441
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero441:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero442
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero442:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -9065,250 +9525,250 @@ vh_zero438:
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero439
+	JZ           vh_zero443
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero439:
+vh_zero443:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero440
+	JZ           vh_zero444
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero440:
+vh_zero444:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero441
-	VBROADCASTSS (R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero441:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero442
-	VBROADCASTSS (R8)(BP*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero442:
-	VPMOVZXWD    128(R9)(DX*1), Z4
-	VPSLLD       $0x10, Z4, Z4
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero443
-	VBROADCASTSS 4(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero443:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero444
-	VBROADCASTSS 4(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero444:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero445
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero445:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero446
-	VBROADCASTSS 4(R8)(BP*1), Z5
+	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero446:
-	VPMOVZXWD    128(R9)(DX*2), Z4
+	VPMOVZXWD    128(R9)(DX*1), Z4
 	VPSLLD       $0x10, Z4, Z4
-	MOVL         8(R8), R15
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero447
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero447:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero448
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero448:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero449
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero449:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero450
-	VBROADCASTSS 8(R8)(BP*1), Z5
+	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero450:
-	VPMOVZXWD    128(R9)(R11*1), Z4
+	VPMOVZXWD    128(R9)(DX*2), Z4
 	VPSLLD       $0x10, Z4, Z4
-	MOVL         12(R8), R15
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero451
-	VBROADCASTSS 12(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero451:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero452
-	VBROADCASTSS 12(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero452:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero453
-	VBROADCASTSS 12(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero453:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero454
-	VBROADCASTSS 12(R8)(BP*1), Z5
+	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero454:
-	VPMOVZXWD    128(R10), Z4
+	VPMOVZXWD    128(R9)(R11*1), Z4
 	VPSLLD       $0x10, Z4, Z4
-	MOVL         16(R8), R15
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero455
-	VBROADCASTSS 16(R8), Z5
+	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero455:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero456
-	VBROADCASTSS 16(R8)(BX*1), Z5
+	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero456:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero457
-	VBROADCASTSS 16(R8)(BX*2), Z5
+	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero457:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero458
-	VBROADCASTSS 16(R8)(BP*1), Z5
+	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero458:
-	VPMOVZXWD    128(R10)(DX*1), Z4
+	VPMOVZXWD    128(R10), Z4
 	VPSLLD       $0x10, Z4, Z4
-	MOVL         20(R8), R15
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero459
-	VBROADCASTSS 20(R8), Z5
+	VBROADCASTSS 16(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero459:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero460
-	VBROADCASTSS 20(R8)(BX*1), Z5
+	VBROADCASTSS 16(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero460:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero461
-	VBROADCASTSS 20(R8)(BX*2), Z5
+	VBROADCASTSS 16(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero461:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero462
-	VBROADCASTSS 20(R8)(BP*1), Z5
+	VBROADCASTSS 16(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero462:
-	VPMOVZXWD    128(R10)(DX*2), Z4
+	VPMOVZXWD    128(R10)(DX*1), Z4
 	VPSLLD       $0x10, Z4, Z4
-	MOVL         24(R8), R15
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero463
-	VBROADCASTSS 24(R8), Z5
+	VBROADCASTSS 20(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero463:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero464
-	VBROADCASTSS 24(R8)(BX*1), Z5
+	VBROADCASTSS 20(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero464:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero465
-	VBROADCASTSS 24(R8)(BX*2), Z5
+	VBROADCASTSS 20(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero465:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero466
-	VBROADCASTSS 24(R8)(BP*1), Z5
+	VBROADCASTSS 20(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero466:
-	VPMOVZXWD    128(R10)(R11*1), Z4
+	VPMOVZXWD    128(R10)(DX*2), Z4
 	VPSLLD       $0x10, Z4, Z4
-	MOVL         28(R8), R15
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero467
-	VBROADCASTSS 28(R8), Z5
+	VBROADCASTSS 24(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero467:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero468
-	VBROADCASTSS 28(R8)(BX*1), Z5
+	VBROADCASTSS 24(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero468:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero469
-	VBROADCASTSS 28(R8)(BX*2), Z5
+	VBROADCASTSS 24(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero469:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero470
-	VBROADCASTSS 28(R8)(BP*1), Z5
+	VBROADCASTSS 24(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero470:
+	VPMOVZXWD    128(R10)(R11*1), Z4
+	VPSLLD       $0x10, Z4, Z4
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero471
+	VBROADCASTSS 28(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero471:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero472
+	VBROADCASTSS 28(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero472:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero473
+	VBROADCASTSS 28(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero473:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero474
+	VBROADCASTSS 28(R8)(BP*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero474:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 576(DI)
 	VMOVUPS Z2, 896(DI)
@@ -9319,15 +9779,15 @@ vh_zero470:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows406
-	JMP     vb_group_next405
+	JNZ     vb_rows410
+	JMP     vb_group_next409
 
-vb_by_row404:
+vb_by_row408:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done472
+	JZ    vb_head_done476
 
-vb_head471:
+vb_head475:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9335,7 +9795,7 @@ vb_head471:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero473
+	JZ           vb_zero477
 	VBROADCASTSS (R8), Z5
 	VPSLLD       $0x10, (R9), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9349,10 +9809,10 @@ vb_head471:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero473:
+vb_zero477:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero474
+	JZ           vb_zero478
 	VBROADCASTSS 4(R8), Z5
 	VPSLLD       $0x10, (R9)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9366,10 +9826,10 @@ vb_zero473:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero474:
+vb_zero478:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero475
+	JZ           vb_zero479
 	VBROADCASTSS 8(R8), Z5
 	VPSLLD       $0x10, (R9)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9383,10 +9843,10 @@ vb_zero474:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero475:
+vb_zero479:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero476
+	JZ           vb_zero480
 	VBROADCASTSS 12(R8), Z5
 	VPSLLD       $0x10, (R9)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9400,10 +9860,10 @@ vb_zero475:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero476:
+vb_zero480:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero477
+	JZ           vb_zero481
 	VBROADCASTSS 16(R8), Z5
 	VPSLLD       $0x10, (R10), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9417,10 +9877,10 @@ vb_zero476:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero477:
+vb_zero481:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero478
+	JZ           vb_zero482
 	VBROADCASTSS 20(R8), Z5
 	VPSLLD       $0x10, (R10)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9434,10 +9894,10 @@ vb_zero477:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero478:
+vb_zero482:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero479
+	JZ           vb_zero483
 	VBROADCASTSS 24(R8), Z5
 	VPSLLD       $0x10, (R10)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9451,10 +9911,10 @@ vb_zero478:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero479:
+vb_zero483:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero480
+	JZ           vb_zero484
 	VBROADCASTSS 28(R8), Z5
 	VPSLLD       $0x10, (R10)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9468,7 +9928,7 @@ vb_zero479:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero480:
+vb_zero484:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -9477,44 +9937,44 @@ vb_zero480:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head471
+	JNZ     vb_head475
 
-vb_head_done472:
-vb_group_next405:
+vb_head_done476:
+vb_group_next409:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  vb_group402
+	JNZ  vb_group406
 
-vb_group_done403:
+vb_group_done407:
 	DECQ R12
-	JNZ  vb_query400
+	JNZ  vb_query404
 
-vb_query_done401:
+vb_query_done405:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys398
+	JMP  vb_keys402
 
-vb_keys_done399:
+vb_keys_done403:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done482
+	JZ     kv_key_done486
 
-kv_key481:
+kv_key485:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done484
+	JZ    kv_query_done488
 
-kv_query483:
+kv_query487:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done486
+	JZ    kv_group_done490
 
-kv_group485:
+kv_group489:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -9526,12 +9986,12 @@ kv_group485:
 	VPSLLD      $0x10, Z4, Z4
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done488
+	JZ          kv_head_done492
 
-kv_head487:
+kv_head491:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero489
+	JZ           kv_zero493
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -9549,28 +10009,28 @@ kv_head487:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero489:
+kv_zero493:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head487
+	JNZ  kv_head491
 
-kv_head_done488:
+kv_head_done492:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  kv_group485
+	JNZ  kv_group489
 
-kv_group_done486:
+kv_group_done490:
 	DECQ R12
-	JNZ  kv_query483
+	JNZ  kv_query487
 
-kv_query_done484:
+kv_query_done488:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key481
+	JNZ  kv_key485
 
-kv_key_done482:
+kv_key_done486:
 	VZEROUPPER
 	RET
 
@@ -9580,13 +10040,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse490
+	JNE       pair_inverse494
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd492:
+pair_fwd496:
 	CMPQ      CX, $0x00000050
-	JB        pair_fwd_end493
+	JB        pair_fwd_end497
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -9603,18 +10063,18 @@ pair_fwd492:
 	VMOVUPS   Z4, 192(AX)
 	ADDQ      $0x00000140, AX
 	SUBQ      $0x00000050, CX
-	JMP       pair_fwd492
+	JMP       pair_fwd496
 
-pair_fwd_end493:
-	JMP pair_done491
+pair_fwd_end497:
+	JMP pair_done495
 
-pair_inverse490:
+pair_inverse494:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv494:
+pair_inv498:
 	CMPQ      CX, $0x00000050
-	JB        pair_inv_end495
+	JB        pair_inv_end499
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -9631,10 +10091,10 @@ pair_inv494:
 	VMOVUPS   Z4, 192(AX)
 	ADDQ      $0x00000140, AX
 	SUBQ      $0x00000050, CX
-	JMP       pair_inv494
+	JMP       pair_inv498
 
-pair_inv_end495:
-pair_done491:
+pair_inv_end499:
+pair_done495:
 	VZEROUPPER
 	RET
 

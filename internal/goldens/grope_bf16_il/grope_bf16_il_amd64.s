@@ -1169,6 +1169,200 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX2
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done37
+	VMOVUPS far_dup8_0<>+0(SB), Y0
+	VMOVUPS far_dup8_1<>+0(SB), Y1
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000098, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000098, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000098, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000098, SI, SI
+	VMOVUPS 116736(CX)(SI*1), Y2
+	VMOVUPS 116812(CX)(SI*1), Y3
+	VMOVUPS 77824(CX)(R9*1), Y4
+	VMOVUPS 77900(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 38912(CX)(R8*1), Y2
+	VMOVUPS 38988(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (CX)(DI*1), Y3
+	VMOVUPS 76(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, (AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 32(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 152(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 184(AX)
+	VMOVUPS 116768(CX)(SI*1), Y2
+	VMOVUPS 116844(CX)(SI*1), Y3
+	VMOVUPS 77856(CX)(R9*1), Y4
+	VMOVUPS 77932(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 38944(CX)(R8*1), Y2
+	VMOVUPS 39020(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 32(CX)(DI*1), Y3
+	VMOVUPS 108(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 96(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 216(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 248(AX)
+	VMOVSS  116800(CX)(SI*1), X2
+	VMOVSS  116876(CX)(SI*1), X3
+	VMOVSS  77888(CX)(R9*1), X4
+	VMOVSS  77964(CX)(R9*1), X5
+	VMULSS  X4, X2, X6
+	VMULSS  X5, X3, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X4, X3, X3
+	VMULSS  X5, X2, X2
+	VADDSS  X2, X3, X3
+	VMOVSS  38976(CX)(R8*1), X2
+	VMOVSS  39052(CX)(R8*1), X4
+	VMULSS  X2, X6, X5
+	VMULSS  X4, X3, X7
+	VSUBSS  X7, X5, X5
+	VMULSS  X2, X3, X2
+	VMULSS  X4, X6, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  64(CX)(DI*1), X3
+	VMOVSS  140(CX)(DI*1), X4
+	VMULSS  X3, X5, X6
+	VMULSS  X4, X2, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X3, X2, X2
+	VMULSS  X4, X5, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X6, 128(AX)
+	VMOVSS  X6, 132(AX)
+	VMOVSS  X2, 280(AX)
+	VMOVSS  X2, 284(AX)
+	VMOVSS  116804(CX)(SI*1), X2
+	VMOVSS  116880(CX)(SI*1), X3
+	VMOVSS  77892(CX)(R9*1), X4
+	VMOVSS  77968(CX)(R9*1), X5
+	VMULSS  X4, X2, X6
+	VMULSS  X5, X3, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X4, X3, X3
+	VMULSS  X5, X2, X2
+	VADDSS  X2, X3, X3
+	VMOVSS  38980(CX)(R8*1), X2
+	VMOVSS  39056(CX)(R8*1), X4
+	VMULSS  X2, X6, X5
+	VMULSS  X4, X3, X7
+	VSUBSS  X7, X5, X5
+	VMULSS  X2, X3, X2
+	VMULSS  X4, X6, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  68(CX)(DI*1), X3
+	VMOVSS  144(CX)(DI*1), X4
+	VMULSS  X3, X5, X6
+	VMULSS  X4, X2, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X3, X2, X2
+	VMULSS  X4, X5, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X6, 136(AX)
+	VMOVSS  X6, 140(AX)
+	VMOVSS  X2, 288(AX)
+	VMOVSS  X2, 292(AX)
+	VMOVSS  116808(CX)(SI*1), X2
+	VMOVSS  116884(CX)(SI*1), X3
+	VMOVSS  77896(CX)(R9*1), X4
+	VMOVSS  77972(CX)(R9*1), X5
+	VMULSS  X4, X2, X6
+	VMULSS  X5, X3, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X4, X3, X3
+	VMULSS  X5, X2, X2
+	VADDSS  X2, X3, X3
+	VMOVSS  38984(CX)(R8*1), X2
+	VMOVSS  39060(CX)(R8*1), X4
+	VMULSS  X2, X6, X5
+	VMULSS  X4, X3, X7
+	VSUBSS  X7, X5, X5
+	VMULSS  X2, X3, X2
+	VMULSS  X4, X6, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  72(CX)(DI*1), X3
+	VMOVSS  148(CX)(DI*1), X4
+	VMULSS  X3, X5, X6
+	VMULSS  X4, X2, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X3, X2, X2
+	VMULSS  X4, X5, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X6, 144(AX)
+	VMOVSS  X6, 148(AX)
+	VMOVSS  X2, 296(AX)
+	VMOVSS  X2, 300(AX)
+	ADDQ    $0x00000130, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1179,23 +1373,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      288(SI), Y7
@@ -1338,13 +1532,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1400,27 +1594,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000240, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1450,40 +1644,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1510,7 +1704,7 @@ kb_group53:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      288(DI), Y7
@@ -1654,42 +1848,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000120, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1706,9 +1900,9 @@ kv_group60:
 	VMOVUPS    256(R9), Y8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y9
 	VMULPS       32(SI), Y1, Y10
 	VFMADD231PS  64(SI), Y2, Y9
@@ -1729,24 +1923,24 @@ kv_head62:
 	ADDQ         $0x00000120, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -1760,7 +1954,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1768,9 +1962,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1794,12 +1988,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1811,13 +2005,13 @@ v1_key67:
 	VFMADD231PS  224(R9), Y0, Y8
 	VFMADD231PS  256(R9), Y0, Y9
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1831,22 +2025,22 @@ v1_key_done68:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done71
+	JZ    kv_rescale_done73
 
-kv_rescale70:
+kv_rescale72:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1878,28 +2072,28 @@ kv_rescale70:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale70
+	JNZ          kv_rescale72
 
-kv_rescale_done71:
+kv_rescale_done73:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys72:
+vb_keys74:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done73
+	JL    vb_keys_done75
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done75
+	JZ    vb_query_done77
 
-vb_query74:
+vb_query76:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done77
+	JZ    vb_group_done79
 
-vb_group76:
+vb_group78:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1926,9 +2120,9 @@ vb_group76:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row78
+	JNZ        vb_by_row80
 
-vb_rows80:
+vb_rows82:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1943,96 +2137,96 @@ vb_rows80:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero83
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero83:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero84:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero85:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero86:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero87:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero88:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2055,96 +2249,96 @@ vh_zero88:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero91:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero92:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero93:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero94:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero95:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero96:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero97:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero98:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2158,78 +2352,78 @@ vh_zero96:
 	VMOVUPS      256(R9), Y2
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS (R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero97:
+vh_zero99:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS (R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero98:
+vh_zero100:
 	VMOVUPS      256(R9)(DX*1), Y2
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 4(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero99:
+vh_zero101:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero100:
+vh_zero102:
 	VMOVUPS      256(R9)(DX*2), Y2
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS 8(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero101:
+vh_zero103:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero102:
+vh_zero104:
 	VMOVUPS      256(R9)(R10*1), Y2
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS 12(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero103:
+vh_zero105:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero104:
+vh_zero106:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 544(DI)
 	ADDQ    $0x00000240, DI
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows80
-	JMP     vb_group_next79
+	JNZ     vb_rows82
+	JMP     vb_group_next81
 
-vb_by_row78:
+vb_by_row80:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done106
+	JZ    vb_head_done108
 
-vb_head105:
+vb_head107:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2241,7 +2435,7 @@ vb_head105:
 	VMOVUPS      256(DI), Y8
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero107
+	JZ           vb_zero109
 	VBROADCASTSS (R8), Y9
 	VFMADD231PS  (R9), Y9, Y0
 	VFMADD231PS  32(R9), Y9, Y1
@@ -2253,10 +2447,10 @@ vb_head105:
 	VFMADD231PS  224(R9), Y9, Y7
 	VFMADD231PS  256(R9), Y9, Y8
 
-vb_zero107:
+vb_zero109:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero108
+	JZ           vb_zero110
 	VBROADCASTSS 4(R8), Y9
 	VFMADD231PS  (R9)(DX*1), Y9, Y0
 	VFMADD231PS  32(R9)(DX*1), Y9, Y1
@@ -2268,10 +2462,10 @@ vb_zero107:
 	VFMADD231PS  224(R9)(DX*1), Y9, Y7
 	VFMADD231PS  256(R9)(DX*1), Y9, Y8
 
-vb_zero108:
+vb_zero110:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero109
+	JZ           vb_zero111
 	VBROADCASTSS 8(R8), Y9
 	VFMADD231PS  (R9)(DX*2), Y9, Y0
 	VFMADD231PS  32(R9)(DX*2), Y9, Y1
@@ -2283,10 +2477,10 @@ vb_zero108:
 	VFMADD231PS  224(R9)(DX*2), Y9, Y7
 	VFMADD231PS  256(R9)(DX*2), Y9, Y8
 
-vb_zero109:
+vb_zero111:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero110
+	JZ           vb_zero112
 	VBROADCASTSS 12(R8), Y9
 	VFMADD231PS  (R9)(R10*1), Y9, Y0
 	VFMADD231PS  32(R9)(R10*1), Y9, Y1
@@ -2298,7 +2492,7 @@ vb_zero109:
 	VFMADD231PS  224(R9)(R10*1), Y9, Y7
 	VFMADD231PS  256(R9)(R10*1), Y9, Y8
 
-vb_zero110:
+vb_zero112:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2311,44 +2505,44 @@ vb_zero110:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head105
+	JNZ     vb_head107
 
-vb_head_done106:
-vb_group_next79:
+vb_head_done108:
+vb_group_next81:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  vb_group76
+	JNZ  vb_group78
 
-vb_group_done77:
+vb_group_done79:
 	DECQ R11
-	JNZ  vb_query74
+	JNZ  vb_query76
 
-vb_query_done75:
+vb_query_done77:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys72
+	JMP  vb_keys74
 
-vb_keys_done73:
+vb_keys_done75:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done112
+	JZ     kv_key_done114
 
-kv_key111:
+kv_key113:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done114
+	JZ    kv_query_done116
 
-kv_query113:
+kv_query115:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done116
+	JZ    kv_group_done118
 
-kv_group115:
+kv_group117:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2365,12 +2559,12 @@ kv_group115:
 	VMOVUPS    256(R9), Y8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done118
+	JZ         kv_head_done120
 
-kv_head117:
+kv_head119:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero119
+	JZ           kv_zero121
 	VBROADCASTSS (R8), Y9
 	VMOVUPS      (SI), Y10
 	VFMADD231PS  Y0, Y9, Y10
@@ -2400,28 +2594,28 @@ kv_head117:
 	VFMADD231PS  Y8, Y9, Y10
 	VMOVUPS      Y10, 256(SI)
 
-kv_zero119:
+kv_zero121:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head117
+	JNZ  kv_head119
 
-kv_head_done118:
+kv_head_done120:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group115
+	JNZ  kv_group117
 
-kv_group_done116:
+kv_group_done118:
 	DECQ R12
-	JNZ  kv_query113
+	JNZ  kv_query115
 
-kv_query_done114:
+kv_query_done116:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key111
+	JNZ  kv_key113
 
-kv_key_done112:
+kv_key_done114:
 	VZEROUPPER
 	RET
 
@@ -2434,9 +2628,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop121:
+loop123:
 	CMPQ    CX, $0x00000010
-	JB      loop_end122
+	JB      loop_end124
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2447,23 +2641,23 @@ loop121:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop121
+	JMP     loop123
 
-loop_end122:
-loop123:
+loop_end124:
+loop125:
 	CMPQ    CX, $0x00000008
-	JB      loop_end124
+	JB      loop_end126
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop123
+	JMP     loop125
 
-loop_end124:
+loop_end126:
 	TESTQ      CX, CX
-	JZ         loop_done120
+	JZ         loop_done122
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2473,7 +2667,7 @@ loop_end124:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done120:
+loop_done122:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2481,10 +2675,10 @@ loop_done120:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store125
+	JZ           max_store127
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store125:
+max_store127:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2504,9 +2698,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop127:
+loop129:
 	CMPQ         CX, $0x00000008
-	JB           loop_end128
+	JB           loop_end130
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2529,11 +2723,11 @@ loop127:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop127
+	JMP          loop129
 
-loop_end128:
+loop_end130:
 	TESTQ        CX, CX
-	JZ           loop_done126
+	JZ           loop_done128
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2559,7 +2753,7 @@ loop_end128:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done126:
+loop_done128:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2577,9 +2771,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop129:
+widen_loop131:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end130
+	JB             widen_loop_end132
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -2595,32 +2789,32 @@ widen_loop129:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop129
+	JMP            widen_loop131
 
-widen_loop_end130:
-widen_loop131:
+widen_loop_end132:
+widen_loop133:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end132
+	JB             widen_loop_end134
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop131
+	JMP            widen_loop133
 
-widen_loop_end132:
+widen_loop_end134:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail133
+	JZ        widen_tail135
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail133:
+widen_tail135:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail134
+	JZ        widen_tail136
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -2628,9 +2822,9 @@ widen_tail133:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail134:
+widen_tail136:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail135
+	JZ      widen_tail137
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -2638,7 +2832,7 @@ widen_tail134:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail135:
+widen_tail137:
 	VZEROUPPER
 	RET
 
@@ -2652,23 +2846,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups136
+	JNE   kv_groups138
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows137:
+s1_rows139:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done138
+	JL   s1_rows_done140
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys139:
+s1_keys141:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done140
+	JL           s1_keys_done142
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      288(SI), Y7
@@ -2847,13 +3041,13 @@ s1_keys139:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys139
+	JMP          s1_keys141
 
-s1_keys_done140:
+s1_keys_done142:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done142
+	JZ    s1_key_tail_done144
 
-s1_key_tail141:
+s1_key_tail143:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -2945,27 +3139,27 @@ s1_key_tail141:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail141
+	JNZ          s1_key_tail143
 
-s1_key_tail_done142:
+s1_key_tail_done144:
 	ADDQ $0x00000240, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows137
+	JMP  s1_rows139
 
-s1_rows_done138:
+s1_rows_done140:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done144
+	JZ    s1_row_tail_done146
 
-s1_row_tail143:
+s1_row_tail145:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done146
+	JZ    s1_row_tail_key_done148
 
-s1_row_tail_key145:
+s1_row_tail_key147:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -3013,40 +3207,40 @@ s1_row_tail_key145:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key145
+	JNZ          s1_row_tail_key147
 
-s1_row_tail_key_done146:
+s1_row_tail_key_done148:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail143
+	JNZ  s1_row_tail145
 
-s1_row_tail_done144:
+s1_row_tail_done146:
 	VZEROUPPER
 	RET
 
-kv_groups136:
+kv_groups138:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key147
+	JNZ   kv_by_key149
 
-kb_keys148:
+kb_keys150:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done149
+	JL    kb_keys_done151
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done151
+	JZ    kb_query_done153
 
-kb_query150:
+kb_query152:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done153
+	JZ    kb_group_done155
 
-kb_group152:
+kb_group154:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3065,7 +3259,7 @@ kb_group152:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows154:
+kb_rows156:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      288(DI), Y7
@@ -3245,42 +3439,42 @@ kb_rows154:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows154
+	JNZ          kb_rows156
 	ADDQ         $0x00000090, R9
 	DECQ         R12
-	JNZ          kb_group152
+	JNZ          kb_group154
 
-kb_group_done153:
+kb_group_done155:
 	DECQ R11
-	JNZ  kb_query150
+	JNZ  kb_query152
 
-kb_query_done151:
+kb_query_done153:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys148
+	JMP  kb_keys150
 
-kb_keys_done149:
-kv_by_key147:
+kb_keys_done151:
+kv_by_key149:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done156
+	JZ     kv_key_done158
 
-kv_key155:
+kv_key157:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done158
+	JZ    kv_query_done160
 
-kv_query157:
+kv_query159:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done160
+	JZ    kv_group_done162
 
-kv_group159:
+kv_group161:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3304,9 +3498,9 @@ kv_group159:
 	VPSLLD     $0x10, Y8, Y8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done162
+	JZ         kv_head_done164
 
-kv_head161:
+kv_head163:
 	VMULPS       (SI), Y0, Y9
 	VMULPS       32(SI), Y1, Y10
 	VFMADD231PS  64(SI), Y2, Y9
@@ -3327,24 +3521,24 @@ kv_head161:
 	ADDQ         $0x00000120, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head161
+	JNZ          kv_head163
 
-kv_head_done162:
+kv_head_done164:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  kv_group159
+	JNZ  kv_group161
 
-kv_group_done160:
+kv_group_done162:
 	DECQ R11
-	JNZ  kv_query157
+	JNZ  kv_query159
 
-kv_query_done158:
+kv_query_done160:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key155
+	JNZ  kv_key157
 
-kv_key_done156:
+kv_key_done158:
 	VZEROUPPER
 	RET
 
@@ -3358,7 +3552,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups163
+	JNE   kv_groups165
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3366,9 +3560,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done165
+	JZ    v1_row_done167
 
-v1_row164:
+v1_row166:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3392,12 +3586,12 @@ v1_row164:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done167
+	JZ           v1_key_done169
 
-v1_key166:
+v1_key168:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero168
+	JZ           v1_zero170
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y10
 	VPSLLD       $0x10, Y10, Y10
@@ -3427,13 +3621,13 @@ v1_key166:
 	VPSLLD       $0x10, Y10, Y10
 	VFMADD231PS  Y10, Y0, Y9
 
-v1_zero168:
+v1_zero170:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key166
+	JNZ  v1_key168
 
-v1_key_done167:
+v1_key_done169:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -3447,22 +3641,22 @@ v1_key_done167:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row164
+	JNZ     v1_row166
 
-v1_row_done165:
+v1_row_done167:
 	VZEROUPPER
 	RET
 
-kv_groups163:
+kv_groups165:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done170
+	JZ    kv_rescale_done172
 
-kv_rescale169:
+kv_rescale171:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3494,28 +3688,28 @@ kv_rescale169:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale169
+	JNZ          kv_rescale171
 
-kv_rescale_done170:
+kv_rescale_done172:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys171:
+vb_keys173:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done172
+	JL    vb_keys_done174
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done174
+	JZ    vb_query_done176
 
-vb_query173:
+vb_query175:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done176
+	JZ    vb_group_done178
 
-vb_group175:
+vb_group177:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3534,9 +3728,9 @@ vb_group175:
 	PREFETCHT1 128(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row177
+	JNZ        vb_by_row179
 
-vb_rows179:
+vb_rows181:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3555,24 +3749,24 @@ vb_rows179:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero180
+	JZ           vh_zero182
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero180:
+vh_zero182:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero181
+	JZ           vh_zero183
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero181:
+vh_zero183:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -3583,24 +3777,24 @@ vh_zero181:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero182
+	JZ           vh_zero184
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero182:
+vh_zero184:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero183
+	JZ           vh_zero185
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero183:
+vh_zero185:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -3611,24 +3805,24 @@ vh_zero183:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero184
+	JZ           vh_zero186
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero184:
+vh_zero186:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero185
+	JZ           vh_zero187
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero185:
+vh_zero187:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -3639,24 +3833,24 @@ vh_zero185:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero186
+	JZ           vh_zero188
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero186:
+vh_zero188:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero187
+	JZ           vh_zero189
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero187:
+vh_zero189:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3683,24 +3877,24 @@ vh_zero187:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero188
+	JZ           vh_zero190
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero188:
+vh_zero190:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero189
+	JZ           vh_zero191
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero189:
+vh_zero191:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -3711,24 +3905,24 @@ vh_zero189:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero190
+	JZ           vh_zero192
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero190:
+vh_zero192:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero191
+	JZ           vh_zero193
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero191:
+vh_zero193:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -3739,24 +3933,24 @@ vh_zero191:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero192
+	JZ           vh_zero194
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero192:
+vh_zero194:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero193
+	JZ           vh_zero195
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero193:
+vh_zero195:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -3767,24 +3961,24 @@ vh_zero193:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero194
+	JZ           vh_zero196
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero194:
+vh_zero196:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero195
+	JZ           vh_zero197
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero195:
+vh_zero197:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3799,81 +3993,81 @@ vh_zero195:
 	VPSLLD       $0x10, Y2, Y2
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero196
+	JZ           vh_zero198
 	VBROADCASTSS (R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero196:
+vh_zero198:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero197
+	JZ           vh_zero199
 	VBROADCASTSS (R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero197:
+vh_zero199:
 	VPMOVZXWD    128(R9)(DX*1), Y2
 	VPSLLD       $0x10, Y2, Y2
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero200
 	VBROADCASTSS 4(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero198:
+vh_zero200:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero201
 	VBROADCASTSS 4(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero199:
+vh_zero201:
 	VPMOVZXWD    128(R9)(DX*2), Y2
 	VPSLLD       $0x10, Y2, Y2
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero202
 	VBROADCASTSS 8(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero200:
+vh_zero202:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero203
 	VBROADCASTSS 8(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero201:
+vh_zero203:
 	VPMOVZXWD    128(R9)(R10*1), Y2
 	VPSLLD       $0x10, Y2, Y2
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero204
 	VBROADCASTSS 12(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero202:
+vh_zero204:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero205
 	VBROADCASTSS 12(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero203:
+vh_zero205:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 544(DI)
 	ADDQ    $0x00000240, DI
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows179
-	JMP     vb_group_next178
+	JNZ     vb_rows181
+	JMP     vb_group_next180
 
-vb_by_row177:
+vb_by_row179:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done205
+	JZ    vb_head_done207
 
-vb_head204:
+vb_head206:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3885,7 +4079,7 @@ vb_head204:
 	VMOVUPS      256(DI), Y8
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero206
+	JZ           vb_zero208
 	VBROADCASTSS (R8), Y9
 	VPMOVZXWD    (R9), Y10
 	VPSLLD       $0x10, Y10, Y10
@@ -3915,10 +4109,10 @@ vb_head204:
 	VPSLLD       $0x10, Y10, Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero206:
+vb_zero208:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero207
+	JZ           vb_zero209
 	VBROADCASTSS 4(R8), Y9
 	VPMOVZXWD    (R9)(DX*1), Y10
 	VPSLLD       $0x10, Y10, Y10
@@ -3948,10 +4142,10 @@ vb_zero206:
 	VPSLLD       $0x10, Y10, Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero207:
+vb_zero209:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero208
+	JZ           vb_zero210
 	VBROADCASTSS 8(R8), Y9
 	VPMOVZXWD    (R9)(DX*2), Y10
 	VPSLLD       $0x10, Y10, Y10
@@ -3981,10 +4175,10 @@ vb_zero207:
 	VPSLLD       $0x10, Y10, Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero208:
+vb_zero210:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero209
+	JZ           vb_zero211
 	VBROADCASTSS 12(R8), Y9
 	VPMOVZXWD    (R9)(R10*1), Y10
 	VPSLLD       $0x10, Y10, Y10
@@ -4014,7 +4208,7 @@ vb_zero208:
 	VPSLLD       $0x10, Y10, Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero209:
+vb_zero211:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -4027,44 +4221,44 @@ vb_zero209:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head204
+	JNZ     vb_head206
 
-vb_head_done205:
-vb_group_next178:
+vb_head_done207:
+vb_group_next180:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  vb_group175
+	JNZ  vb_group177
 
-vb_group_done176:
+vb_group_done178:
 	DECQ R11
-	JNZ  vb_query173
+	JNZ  vb_query175
 
-vb_query_done174:
+vb_query_done176:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys171
+	JMP  vb_keys173
 
-vb_keys_done172:
+vb_keys_done174:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done211
+	JZ     kv_key_done213
 
-kv_key210:
+kv_key212:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done213
+	JZ    kv_query_done215
 
-kv_query212:
+kv_query214:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done215
+	JZ    kv_group_done217
 
-kv_group214:
+kv_group216:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4088,12 +4282,12 @@ kv_group214:
 	VPSLLD     $0x10, Y8, Y8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done217
+	JZ         kv_head_done219
 
-kv_head216:
+kv_head218:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero218
+	JZ           kv_zero220
 	VBROADCASTSS (R8), Y9
 	VMOVUPS      (SI), Y10
 	VFMADD231PS  Y0, Y9, Y10
@@ -4123,28 +4317,28 @@ kv_head216:
 	VFMADD231PS  Y8, Y9, Y10
 	VMOVUPS      Y10, 256(SI)
 
-kv_zero218:
+kv_zero220:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head216
+	JNZ  kv_head218
 
-kv_head_done217:
+kv_head_done219:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  kv_group214
+	JNZ  kv_group216
 
-kv_group_done215:
+kv_group_done217:
 	DECQ R12
-	JNZ  kv_query212
+	JNZ  kv_query214
 
-kv_query_done213:
+kv_query_done215:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key210
+	JNZ  kv_key212
 
-kv_key_done211:
+kv_key_done213:
 	VZEROUPPER
 	RET
 
@@ -4163,18 +4357,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done219
+	JZ     rope_done221
 	TESTL  R8, R8
-	JS     rope_inverse220
+	JS     rope_inverse222
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000090, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream221
+	JA     rope_stream223
 
-rope_token223:
+rope_token225:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -4186,14 +4380,14 @@ rope_token223:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done224
+	JZ        rope_heads_done226
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src225
+	JNE       rope_heads_from_src227
 
-rope_head226:
+rope_head228:
 	VPMOVZXWD      (R9), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -4230,13 +4424,13 @@ rope_head226:
 	VPMOVDW        Z6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head226
-	JMP            rope_heads_done224
+	JNZ            rope_head228
+	JMP            rope_heads_done226
 
-rope_heads_from_src225:
+rope_heads_from_src227:
 	MOVQ CX, R10
 
-rope_head227:
+rope_head229:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -4278,17 +4472,17 @@ rope_head227:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head227
+	JNZ            rope_head229
 
-rope_heads_done224:
+rope_heads_done226:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done228
+	JZ    rope_heads_done230
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head229:
+rope_head231:
 	VPMOVZXWD      (R9), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -4325,9 +4519,9 @@ rope_head229:
 	VPMOVDW        Z6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head229
+	JNZ            rope_head231
 
-rope_heads_done228:
+rope_heads_done230:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -4337,11 +4531,11 @@ rope_heads_done228:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token223
-	JMP  rope_tokens_done222
+	JNZ  rope_token225
+	JMP  rope_tokens_done224
 
-rope_stream221:
-rope_token230:
+rope_stream223:
+rope_token232:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -4353,16 +4547,16 @@ rope_token230:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done231
+	JZ        rope_heads_done233
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src232
+	JNE       rope_heads_from_src234
 
-rope_head233:
+rope_head235:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -4402,13 +4596,13 @@ rope_head233:
 	VPMOVDW        Z6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head233
-	JMP            rope_heads_done231
+	JNZ            rope_head235
+	JMP            rope_heads_done233
 
-rope_heads_from_src232:
+rope_heads_from_src234:
 	MOVQ CX, R10
 
-rope_head234:
+rope_head236:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4453,19 +4647,19 @@ rope_head234:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head234
+	JNZ            rope_head236
 
-rope_heads_done231:
+rope_heads_done233:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done235
+	JZ    rope_heads_done237
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head236:
+rope_head238:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -4505,9 +4699,9 @@ rope_head236:
 	VPMOVDW        Z6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head236
+	JNZ            rope_head238
 
-rope_heads_done235:
+rope_heads_done237:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -4517,21 +4711,21 @@ rope_heads_done235:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token230
+	JNZ  rope_token232
 
-rope_tokens_done222:
-	JMP rope_done219
+rope_tokens_done224:
+	JMP rope_done221
 
-rope_inverse220:
+rope_inverse222:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000090, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream237
+	JA     rope_stream239
 
-rope_token239:
+rope_token241:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -4543,12 +4737,12 @@ rope_token239:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done240
+	JZ        rope_heads_done242
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head241:
+rope_head243:
 	VPMOVZXWD      (DX), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -4585,19 +4779,19 @@ rope_head241:
 	VPMOVDW        Z6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head241
+	JNZ            rope_head243
 
-rope_heads_done240:
+rope_heads_done242:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token239
-	JMP  rope_tokens_done238
+	JNZ  rope_token241
+	JMP  rope_tokens_done240
 
-rope_stream237:
-rope_token242:
+rope_stream239:
+rope_token244:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -4609,14 +4803,14 @@ rope_token242:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done243
+	JZ        rope_heads_done245
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head244:
+rope_head246:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -4656,18 +4850,18 @@ rope_head244:
 	VPMOVDW        Z6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head244
+	JNZ            rope_head246
 
-rope_heads_done243:
+rope_heads_done245:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token242
+	JNZ  rope_token244
 
-rope_tokens_done238:
-rope_done219:
+rope_tokens_done240:
+rope_done221:
 	VZEROUPPER
 	RET
 
@@ -4681,10 +4875,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done245
+	JZ      combine_done247
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token246:
+combine_token248:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000130, R8, R8
@@ -4762,9 +4956,9 @@ combine_token246:
 	ADDQ      $0x00000130, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token246
+	JNZ       combine_token248
 
-combine_done245:
+combine_done247:
 	VZEROUPPER
 	RET
 
@@ -4858,6 +5052,166 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done249
+	VMOVUPS far_dup16_0<>+0(SB), Z0
+	VMOVUPS far_dup16_1<>+0(SB), Z1
+
+far_token250:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000098, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000098, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000098, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000098, SI, SI
+	VMOVUPS 116736(CX)(SI*1), Z2
+	VMOVUPS 116812(CX)(SI*1), Z3
+	VMOVUPS 77824(CX)(R9*1), Z4
+	VMOVUPS 77900(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 38912(CX)(R8*1), Z2
+	VMOVUPS 38988(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (CX)(DI*1), Z3
+	VMOVUPS 76(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, (AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 64(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 152(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 216(AX)
+	VMOVSS  116800(CX)(SI*1), X2
+	VMOVSS  116876(CX)(SI*1), X3
+	VMOVSS  77888(CX)(R9*1), X4
+	VMOVSS  77964(CX)(R9*1), X5
+	VMULSS  X4, X2, X6
+	VMULSS  X5, X3, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X4, X3, X3
+	VMULSS  X5, X2, X2
+	VADDSS  X2, X3, X3
+	VMOVSS  38976(CX)(R8*1), X2
+	VMOVSS  39052(CX)(R8*1), X4
+	VMULSS  X2, X6, X5
+	VMULSS  X4, X3, X7
+	VSUBSS  X7, X5, X5
+	VMULSS  X2, X3, X2
+	VMULSS  X4, X6, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  64(CX)(DI*1), X3
+	VMOVSS  140(CX)(DI*1), X4
+	VMULSS  X3, X5, X6
+	VMULSS  X4, X2, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X3, X2, X2
+	VMULSS  X4, X5, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X6, 128(AX)
+	VMOVSS  X6, 132(AX)
+	VMOVSS  X2, 280(AX)
+	VMOVSS  X2, 284(AX)
+	VMOVSS  116804(CX)(SI*1), X2
+	VMOVSS  116880(CX)(SI*1), X3
+	VMOVSS  77892(CX)(R9*1), X4
+	VMOVSS  77968(CX)(R9*1), X5
+	VMULSS  X4, X2, X6
+	VMULSS  X5, X3, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X4, X3, X3
+	VMULSS  X5, X2, X2
+	VADDSS  X2, X3, X3
+	VMOVSS  38980(CX)(R8*1), X2
+	VMOVSS  39056(CX)(R8*1), X4
+	VMULSS  X2, X6, X5
+	VMULSS  X4, X3, X7
+	VSUBSS  X7, X5, X5
+	VMULSS  X2, X3, X2
+	VMULSS  X4, X6, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  68(CX)(DI*1), X3
+	VMOVSS  144(CX)(DI*1), X4
+	VMULSS  X3, X5, X6
+	VMULSS  X4, X2, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X3, X2, X2
+	VMULSS  X4, X5, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X6, 136(AX)
+	VMOVSS  X6, 140(AX)
+	VMOVSS  X2, 288(AX)
+	VMOVSS  X2, 292(AX)
+	VMOVSS  116808(CX)(SI*1), X2
+	VMOVSS  116884(CX)(SI*1), X3
+	VMOVSS  77896(CX)(R9*1), X4
+	VMOVSS  77972(CX)(R9*1), X5
+	VMULSS  X4, X2, X6
+	VMULSS  X5, X3, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X4, X3, X3
+	VMULSS  X5, X2, X2
+	VADDSS  X2, X3, X3
+	VMOVSS  38984(CX)(R8*1), X2
+	VMOVSS  39060(CX)(R8*1), X4
+	VMULSS  X2, X6, X5
+	VMULSS  X4, X3, X7
+	VSUBSS  X7, X5, X5
+	VMULSS  X2, X3, X2
+	VMULSS  X4, X6, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  72(CX)(DI*1), X3
+	VMOVSS  148(CX)(DI*1), X4
+	VMULSS  X3, X5, X6
+	VMULSS  X4, X2, X7
+	VSUBSS  X7, X6, X6
+	VMULSS  X3, X2, X2
+	VMULSS  X4, X5, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X6, 144(AX)
+	VMOVSS  X6, 148(AX)
+	VMOVSS  X2, 296(AX)
+	VMOVSS  X2, 300(AX)
+	ADDQ    $0x00000130, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token250
+
+far_done249:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -4870,23 +5224,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups247
+	JNE   kv_groups251
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows248:
+s1_rows252:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done249
+	JL   s1_rows_done253
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys250:
+s1_keys254:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done251
+	JL            s1_keys_done255
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -5061,13 +5415,13 @@ s1_keys250:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys250
+	JMP           s1_keys254
 
-s1_keys_done251:
+s1_keys_done255:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done253
+	JZ    s1_key_tail_done257
 
-s1_key_tail252:
+s1_key_tail256:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5156,29 +5510,29 @@ s1_key_tail252:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail252
+	JNZ           s1_key_tail256
 
-s1_key_tail_done253:
+s1_key_tail_done257:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows248
+	JMP  s1_rows252
 
-s1_rows_done249:
+s1_rows_done253:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done255
+	JZ    s1_row_tail_done259
 
-s1_row_tail254:
+s1_row_tail258:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done257
+	JZ    s1_row_tail_key_done261
 
-s1_row_tail_key256:
+s1_row_tail_key260:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5203,40 +5557,40 @@ s1_row_tail_key256:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key256
+	JNZ           s1_row_tail_key260
 
-s1_row_tail_key_done257:
+s1_row_tail_key_done261:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail254
+	JNZ  s1_row_tail258
 
-s1_row_tail_done255:
+s1_row_tail_done259:
 	VZEROUPPER
 	RET
 
-kv_groups247:
+kv_groups251:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key258
+	JNZ   kv_by_key262
 
-kb_keys259:
+kb_keys263:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done260
+	JL    kb_keys_done264
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done262
+	JZ    kb_query_done266
 
-kb_query261:
+kb_query265:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done264
+	JZ    kb_group_done268
 
-kb_group263:
+kb_group267:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5263,7 +5617,7 @@ kb_group263:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows265:
+kb_rows269:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -5441,42 +5795,42 @@ kb_rows265:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows265
+	JNZ           kb_rows269
 	ADDQ          $0x00000120, R9
 	DECQ          R12
-	JNZ           kb_group263
+	JNZ           kb_group267
 
-kb_group_done264:
+kb_group_done268:
 	DECQ R11
-	JNZ  kb_query261
+	JNZ  kb_query265
 
-kb_query_done262:
+kb_query_done266:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys259
+	JMP  kb_keys263
 
-kb_keys_done260:
-kv_by_key258:
+kb_keys_done264:
+kv_by_key262:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done267
+	JZ     kv_key_done271
 
-kv_key266:
+kv_key270:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done269
+	JZ    kv_query_done273
 
-kv_query268:
+kv_query272:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done271
+	JZ    kv_group_done275
 
-kv_group270:
+kv_group274:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5489,9 +5843,9 @@ kv_group270:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done273
+	JZ         kv_head_done277
 
-kv_head272:
+kv_head276:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -5511,24 +5865,24 @@ kv_head272:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head272
+	JNZ           kv_head276
 
-kv_head_done273:
+kv_head_done277:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  kv_group270
+	JNZ  kv_group274
 
-kv_group_done271:
+kv_group_done275:
 	DECQ R11
-	JNZ  kv_query268
+	JNZ  kv_query272
 
-kv_query_done269:
+kv_query_done273:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key266
+	JNZ  kv_key270
 
-kv_key_done267:
+kv_key_done271:
 	VZEROUPPER
 	RET
 
@@ -5544,7 +5898,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups274
+	JNE   kv_groups278
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5552,9 +5906,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done276
+	JZ    v1_row_done280
 
-v1_row275:
+v1_row279:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5570,12 +5924,12 @@ v1_row275:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done278
+	JZ           v1_key_done282
 
-v1_key277:
+v1_key281:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero279
+	JZ           v1_zero283
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5584,13 +5938,13 @@ v1_key277:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero279:
+v1_zero283:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key277
+	JNZ  v1_key281
 
-v1_key_done278:
+v1_key_done282:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5600,22 +5954,22 @@ v1_key_done278:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row275
+	JNZ     v1_row279
 
-v1_row_done276:
+v1_row_done280:
 	VZEROUPPER
 	RET
 
-kv_groups274:
+kv_groups278:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done281
+	JZ    kv_rescale_done285
 
-kv_rescale280:
+kv_rescale284:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5635,28 +5989,28 @@ kv_rescale280:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale280
+	JNZ          kv_rescale284
 
-kv_rescale_done281:
+kv_rescale_done285:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys282:
+vb_keys286:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done283
+	JL    vb_keys_done287
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done285
+	JZ    vb_query_done289
 
-vb_query284:
+vb_query288:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done287
+	JZ    vb_group_done291
 
-vb_group286:
+vb_group290:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -5683,9 +6037,9 @@ vb_group286:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row288
+	JNZ        vb_by_row292
 
-vb_rows290:
+vb_rows294:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5708,73 +6062,28 @@ vb_rows290:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero291
+	JZ           vh_zero295
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero291:
+vh_zero295:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero292
+	JZ           vh_zero296
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero292:
+vh_zero296:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero293
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero293:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero294
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero294:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero295
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero295:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero296
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero296:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero297
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5782,44 +6091,44 @@ vh_zero296:
 
 vh_zero297:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero298
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero298:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero299
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero299:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero300
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero300:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero301
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5827,44 +6136,44 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero302
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero302:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero303
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero303:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero304
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero304:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero305
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5872,16 +6181,61 @@ vh_zero304:
 
 vh_zero305:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero306
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero306:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero307
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero307:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero308
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero308:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero309
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero309:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero310
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero310:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -5905,123 +6259,123 @@ vh_zero306:
 	VMOVUPS.Z    256(R9), K1, Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero307
+	JZ           vh_zero311
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero307:
+vh_zero311:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero308
+	JZ           vh_zero312
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero308:
+vh_zero312:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero309
-	VBROADCASTSS (R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero309:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero310
-	VBROADCASTSS (R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero310:
-	VMOVUPS.Z    256(R9)(DX*1), K1, Z4
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero311
-	VBROADCASTSS 4(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero311:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero312
-	VBROADCASTSS 4(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero312:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero313
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero314
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS (R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero314:
-	VMOVUPS.Z    256(R9)(DX*2), K1, Z4
-	MOVL         8(R8), R14
+	VMOVUPS.Z    256(R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero315
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero315:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero316
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero316:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero317
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero318
-	VBROADCASTSS 8(R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero318:
-	VMOVUPS.Z    256(R9)(R10*1), K1, Z4
-	MOVL         12(R8), R14
+	VMOVUPS.Z    256(R9)(DX*2), K1, Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero319
-	VBROADCASTSS 12(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero319:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero320
-	VBROADCASTSS 12(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero320:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero321
-	VBROADCASTSS 12(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero321:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero322
-	VBROADCASTSS 12(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero322:
+	VMOVUPS.Z    256(R9)(R10*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero323
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero323:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero324
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero324:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero325
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero325:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero326
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero326:
 	VMOVUPS Z0, K1, 256(DI)
 	VMOVUPS Z1, K1, 544(DI)
 	VMOVUPS Z2, K1, 832(DI)
@@ -6032,15 +6386,15 @@ vh_zero322:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows290
-	JMP     vb_group_next289
+	JNZ     vb_rows294
+	JMP     vb_group_next293
 
-vb_by_row288:
+vb_by_row292:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done324
+	JZ    vb_head_done328
 
-vb_head323:
+vb_head327:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6048,7 +6402,7 @@ vb_head323:
 	VMOVUPS.Z    256(DI), K1, Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero325
+	JZ           vb_zero329
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -6057,10 +6411,10 @@ vb_head323:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero325:
+vb_zero329:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero326
+	JZ           vb_zero330
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -6069,10 +6423,10 @@ vb_zero325:
 	VMOVUPS.Z    256(R9)(DX*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero326:
+vb_zero330:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero327
+	JZ           vb_zero331
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R9)(DX*2), Z5, Z0
 	VFMADD231PS  64(R9)(DX*2), Z5, Z1
@@ -6081,10 +6435,10 @@ vb_zero326:
 	VMOVUPS.Z    256(R9)(DX*2), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero327:
+vb_zero331:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero328
+	JZ           vb_zero332
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R9)(R10*1), Z5, Z0
 	VFMADD231PS  64(R9)(R10*1), Z5, Z1
@@ -6093,7 +6447,7 @@ vb_zero327:
 	VMOVUPS.Z    256(R9)(R10*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero328:
+vb_zero332:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6102,44 +6456,44 @@ vb_zero328:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head323
+	JNZ     vb_head327
 
-vb_head_done324:
-vb_group_next289:
+vb_head_done328:
+vb_group_next293:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  vb_group286
+	JNZ  vb_group290
 
-vb_group_done287:
+vb_group_done291:
 	DECQ R11
-	JNZ  vb_query284
+	JNZ  vb_query288
 
-vb_query_done285:
+vb_query_done289:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys282
+	JMP  vb_keys286
 
-vb_keys_done283:
+vb_keys_done287:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done330
+	JZ     kv_key_done334
 
-kv_key329:
+kv_key333:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done332
+	JZ    kv_query_done336
 
-kv_query331:
+kv_query335:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done334
+	JZ    kv_group_done338
 
-kv_group333:
+kv_group337:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6152,12 +6506,12 @@ kv_group333:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done336
+	JZ         kv_head_done340
 
-kv_head335:
+kv_head339:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero337
+	JZ           kv_zero341
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -6175,28 +6529,28 @@ kv_head335:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero337:
+kv_zero341:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head335
+	JNZ  kv_head339
 
-kv_head_done336:
+kv_head_done340:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group333
+	JNZ  kv_group337
 
-kv_group_done334:
+kv_group_done338:
 	DECQ R12
-	JNZ  kv_query331
+	JNZ  kv_query335
 
-kv_query_done332:
+kv_query_done336:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key329
+	JNZ  kv_key333
 
-kv_key_done330:
+kv_key_done334:
 	VZEROUPPER
 	RET
 
@@ -6209,9 +6563,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop339:
+loop343:
 	CMPQ    CX, $0x00000020
-	JB      loop_end340
+	JB      loop_end344
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6222,23 +6576,23 @@ loop339:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop339
+	JMP     loop343
 
-loop_end340:
-loop341:
+loop_end344:
+loop345:
 	CMPQ    CX, $0x00000010
-	JB      loop_end342
+	JB      loop_end346
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop341
+	JMP     loop345
 
-loop_end342:
+loop_end346:
 	TESTQ     CX, CX
-	JZ        loop_done338
+	JZ        loop_done342
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6246,7 +6600,7 @@ loop_end342:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done338:
+loop_done342:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6256,10 +6610,10 @@ loop_done338:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store343
+	JZ            max_store347
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store343:
+max_store347:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6286,9 +6640,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop345:
+loop349:
 	CMPQ         CX, $0x00000010
-	JB           loop_end346
+	JB           loop_end350
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6310,11 +6664,11 @@ loop345:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop345
+	JMP          loop349
 
-loop_end346:
+loop_end350:
 	TESTQ        CX, CX
-	JZ           loop_done344
+	JZ           loop_done348
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6338,7 +6692,7 @@ loop_end346:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done344:
+loop_done348:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6366,9 +6720,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop347:
+widen_loop351:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end348
+	JB        widen_loop_end352
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -6384,23 +6738,23 @@ widen_loop347:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop347
+	JMP       widen_loop351
 
-widen_loop_end348:
-widen_loop349:
+widen_loop_end352:
+widen_loop353:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end350
+	JB        widen_loop_end354
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop349
+	JMP       widen_loop353
 
-widen_loop_end350:
+widen_loop_end354:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail351
+	JZ          widen_tail355
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6408,9 +6762,9 @@ widen_loop_end350:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail351:
+widen_tail355:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail352
+	JZ          widen_tail356
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6418,9 +6772,9 @@ widen_tail351:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail352:
+widen_tail356:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail353
+	JZ          widen_tail357
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6428,9 +6782,9 @@ widen_tail352:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail353:
+widen_tail357:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail354
+	JZ          widen_tail358
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6438,7 +6792,7 @@ widen_tail353:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail354:
+widen_tail358:
 	VZEROUPPER
 	RET
 
@@ -6456,23 +6810,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups355
+	JNE   kv_groups359
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows356:
+s1_rows360:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done357
+	JL   s1_rows_done361
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys358:
+s1_keys362:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done359
+	JL            s1_keys_done363
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -6655,13 +7009,13 @@ s1_keys358:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys358
+	JMP           s1_keys362
 
-s1_keys_done359:
+s1_keys_done363:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done361
+	JZ    s1_key_tail_done365
 
-s1_key_tail360:
+s1_key_tail364:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -6774,29 +7128,29 @@ s1_key_tail360:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail360
+	JNZ           s1_key_tail364
 
-s1_key_tail_done361:
+s1_key_tail_done365:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows356
+	JMP  s1_rows360
 
-s1_rows_done357:
+s1_rows_done361:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done363
+	JZ    s1_row_tail_done367
 
-s1_row_tail362:
+s1_row_tail366:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done365
+	JZ    s1_row_tail_key_done369
 
-s1_row_tail_key364:
+s1_row_tail_key368:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -6827,40 +7181,40 @@ s1_row_tail_key364:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key364
+	JNZ           s1_row_tail_key368
 
-s1_row_tail_key_done365:
+s1_row_tail_key_done369:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail362
+	JNZ  s1_row_tail366
 
-s1_row_tail_done363:
+s1_row_tail_done367:
 	VZEROUPPER
 	RET
 
-kv_groups355:
+kv_groups359:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key366
+	JNZ   kv_by_key370
 
-kb_keys367:
+kb_keys371:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done368
+	JL    kb_keys_done372
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done370
+	JZ    kb_query_done374
 
-kb_query369:
+kb_query373:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done372
+	JZ    kb_group_done376
 
-kb_group371:
+kb_group375:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6879,7 +7233,7 @@ kb_group371:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows373:
+kb_rows377:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -7065,42 +7419,42 @@ kb_rows373:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows373
+	JNZ           kb_rows377
 	ADDQ          $0x00000090, R9
 	DECQ          R12
-	JNZ           kb_group371
+	JNZ           kb_group375
 
-kb_group_done372:
+kb_group_done376:
 	DECQ R11
-	JNZ  kb_query369
+	JNZ  kb_query373
 
-kb_query_done370:
+kb_query_done374:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys367
+	JMP  kb_keys371
 
-kb_keys_done368:
-kv_by_key366:
+kb_keys_done372:
+kv_by_key370:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done375
+	JZ     kv_key_done379
 
-kv_key374:
+kv_key378:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done377
+	JZ    kv_query_done381
 
-kv_query376:
+kv_query380:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done379
+	JZ    kv_group_done383
 
-kv_group378:
+kv_group382:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -7113,9 +7467,9 @@ kv_group378:
 	VPSLLD      $0x10, Z4, Z4
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done381
+	JZ          kv_head_done385
 
-kv_head380:
+kv_head384:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -7135,24 +7489,24 @@ kv_head380:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head380
+	JNZ           kv_head384
 
-kv_head_done381:
+kv_head_done385:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  kv_group378
+	JNZ  kv_group382
 
-kv_group_done379:
+kv_group_done383:
 	DECQ R11
-	JNZ  kv_query376
+	JNZ  kv_query380
 
-kv_query_done377:
+kv_query_done381:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key374
+	JNZ  kv_key378
 
-kv_key_done375:
+kv_key_done379:
 	VZEROUPPER
 	RET
 
@@ -7170,7 +7524,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups382
+	JNE   kv_groups386
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7178,9 +7532,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done384
+	JZ    v1_row_done388
 
-v1_row383:
+v1_row387:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7196,12 +7550,12 @@ v1_row383:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done386
+	JZ           v1_key_done390
 
-v1_key385:
+v1_key389:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero387
+	JZ           v1_zero391
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z6
 	VFMADD231PS  Z6, Z0, Z1
@@ -7216,13 +7570,13 @@ v1_key385:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero387:
+v1_zero391:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key385
+	JNZ  v1_key389
 
-v1_key_done386:
+v1_key_done390:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7232,22 +7586,22 @@ v1_key_done386:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row383
+	JNZ     v1_row387
 
-v1_row_done384:
+v1_row_done388:
 	VZEROUPPER
 	RET
 
-kv_groups382:
+kv_groups386:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done389
+	JZ    kv_rescale_done393
 
-kv_rescale388:
+kv_rescale392:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7267,28 +7621,28 @@ kv_rescale388:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale388
+	JNZ          kv_rescale392
 
-kv_rescale_done389:
+kv_rescale_done393:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys390:
+vb_keys394:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done391
+	JL    vb_keys_done395
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done393
+	JZ    vb_query_done397
 
-vb_query392:
+vb_query396:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done395
+	JZ    vb_group_done399
 
-vb_group394:
+vb_group398:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -7324,9 +7678,9 @@ vb_group394:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row396
+	JNZ        vb_by_row400
 
-vb_rows398:
+vb_rows402:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7349,73 +7703,28 @@ vb_rows398:
 	VMOVDQU16.Z  64(R9), K2, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero399
+	JZ           vh_zero403
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero399:
+vh_zero403:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero400
+	JZ           vh_zero404
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero400:
+vh_zero404:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero401
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero401:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero402
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero402:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K2, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K2, Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero403
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero403:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero404
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero404:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero405
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7423,44 +7732,44 @@ vh_zero404:
 
 vh_zero405:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero406
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero406:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K2, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K2, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K2, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K2, Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero407
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero407:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero408
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero408:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero409
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7468,44 +7777,44 @@ vh_zero408:
 
 vh_zero409:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero410
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero410:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K2, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K2, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K2, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K2, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero411
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero411:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero412
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero412:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero413
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7513,44 +7822,44 @@ vh_zero412:
 
 vh_zero413:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero414
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero414:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K2, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K2, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K2, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K2, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero415
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero415:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero416
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero416:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero417
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7558,44 +7867,44 @@ vh_zero416:
 
 vh_zero417:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero418
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero418:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K2, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K2, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K2, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K2, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero419
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero419:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero420
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero420:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero421
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7603,44 +7912,44 @@ vh_zero420:
 
 vh_zero421:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero422
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero422:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K2, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K2, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K2, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K2, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero423
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero423:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero424
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero424:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero425
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7648,44 +7957,44 @@ vh_zero424:
 
 vh_zero425:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero426
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero426:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K2, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K2, Z19
-	MOVL         28(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K2, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K2, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero427
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero427:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero428
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero428:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero429
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7693,16 +8002,61 @@ vh_zero428:
 
 vh_zero429:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero430
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero430:
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K2, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K2, Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero431
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero431:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero432
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero432:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero433
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero433:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero434
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero434:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7728,257 +8082,257 @@ vh_zero430:
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero431
+	JZ           vh_zero435
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero431:
+vh_zero435:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero432
+	JZ           vh_zero436
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero432:
+vh_zero436:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero433
+	JZ           vh_zero437
 	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero433:
+vh_zero437:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero434
+	JZ           vh_zero438
 	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero434:
+vh_zero438:
 	VMOVDQU16.Z  128(R9)(DX*1), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero435
+	JZ           vh_zero439
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero435:
+vh_zero439:
 	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero436
+	JZ           vh_zero440
 	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero436:
+vh_zero440:
 	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero437
+	JZ           vh_zero441
 	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero437:
+vh_zero441:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero438
+	JZ           vh_zero442
 	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero438:
+vh_zero442:
 	VMOVDQU16.Z  128(R9)(DX*2), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero439
+	JZ           vh_zero443
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero439:
+vh_zero443:
 	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero440
+	JZ           vh_zero444
 	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero440:
+vh_zero444:
 	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero441
+	JZ           vh_zero445
 	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero441:
+vh_zero445:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero442
+	JZ           vh_zero446
 	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero442:
+vh_zero446:
 	VMOVDQU16.Z  128(R9)(R11*1), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero443
+	JZ           vh_zero447
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero443:
+vh_zero447:
 	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero444
+	JZ           vh_zero448
 	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero444:
+vh_zero448:
 	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero445
+	JZ           vh_zero449
 	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero445:
+vh_zero449:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero446
+	JZ           vh_zero450
 	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero446:
+vh_zero450:
 	VMOVDQU16.Z  128(R10), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero447
+	JZ           vh_zero451
 	VBROADCASTSS 16(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero447:
+vh_zero451:
 	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero448
+	JZ           vh_zero452
 	VBROADCASTSS 16(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero448:
+vh_zero452:
 	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero449
+	JZ           vh_zero453
 	VBROADCASTSS 16(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero449:
+vh_zero453:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero450
+	JZ           vh_zero454
 	VBROADCASTSS 16(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero450:
+vh_zero454:
 	VMOVDQU16.Z  128(R10)(DX*1), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero451
+	JZ           vh_zero455
 	VBROADCASTSS 20(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero451:
+vh_zero455:
 	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero452
+	JZ           vh_zero456
 	VBROADCASTSS 20(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero452:
+vh_zero456:
 	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero453
+	JZ           vh_zero457
 	VBROADCASTSS 20(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero453:
+vh_zero457:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero454
+	JZ           vh_zero458
 	VBROADCASTSS 20(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero454:
+vh_zero458:
 	VMOVDQU16.Z  128(R10)(DX*2), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero455
+	JZ           vh_zero459
 	VBROADCASTSS 24(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero455:
+vh_zero459:
 	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero456
+	JZ           vh_zero460
 	VBROADCASTSS 24(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero456:
+vh_zero460:
 	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero457
+	JZ           vh_zero461
 	VBROADCASTSS 24(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero457:
+vh_zero461:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero458
+	JZ           vh_zero462
 	VBROADCASTSS 24(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero458:
+vh_zero462:
 	VMOVDQU16.Z  128(R10)(R11*1), K1, Y4
 	VPMOVZXWD    Y4, Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero459
+	JZ           vh_zero463
 	VBROADCASTSS 28(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero459:
+vh_zero463:
 	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero460
+	JZ           vh_zero464
 	VBROADCASTSS 28(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero460:
+vh_zero464:
 	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero461
+	JZ           vh_zero465
 	VBROADCASTSS 28(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero461:
+vh_zero465:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero462
+	JZ           vh_zero466
 	VBROADCASTSS 28(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero462:
+vh_zero466:
 	VMOVUPS Z0, K1, 256(DI)
 	VMOVUPS Z1, K1, 544(DI)
 	VMOVUPS Z2, K1, 832(DI)
@@ -7989,15 +8343,15 @@ vh_zero462:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows398
-	JMP     vb_group_next397
+	JNZ     vb_rows402
+	JMP     vb_group_next401
 
-vb_by_row396:
+vb_by_row400:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done464
+	JZ    vb_head_done468
 
-vb_head463:
+vb_head467:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8005,7 +8359,7 @@ vb_head463:
 	VMOVUPS.Z    256(DI), K1, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero465
+	JZ           vb_zero469
 	VBROADCASTSS (R8), Z5
 	VPSLLD       $0x10, (R9), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8020,10 +8374,10 @@ vb_head463:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero465:
+vb_zero469:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero466
+	JZ           vb_zero470
 	VBROADCASTSS 4(R8), Z5
 	VPSLLD       $0x10, (R9)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8038,10 +8392,10 @@ vb_zero465:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero466:
+vb_zero470:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero467
+	JZ           vb_zero471
 	VBROADCASTSS 8(R8), Z5
 	VPSLLD       $0x10, (R9)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8056,10 +8410,10 @@ vb_zero466:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero467:
+vb_zero471:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero468
+	JZ           vb_zero472
 	VBROADCASTSS 12(R8), Z5
 	VPSLLD       $0x10, (R9)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8074,10 +8428,10 @@ vb_zero467:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero468:
+vb_zero472:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero469
+	JZ           vb_zero473
 	VBROADCASTSS 16(R8), Z5
 	VPSLLD       $0x10, (R10), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8092,10 +8446,10 @@ vb_zero468:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero469:
+vb_zero473:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero470
+	JZ           vb_zero474
 	VBROADCASTSS 20(R8), Z5
 	VPSLLD       $0x10, (R10)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8110,10 +8464,10 @@ vb_zero469:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero470:
+vb_zero474:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero471
+	JZ           vb_zero475
 	VBROADCASTSS 24(R8), Z5
 	VPSLLD       $0x10, (R10)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8128,10 +8482,10 @@ vb_zero470:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero471:
+vb_zero475:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero472
+	JZ           vb_zero476
 	VBROADCASTSS 28(R8), Z5
 	VPSLLD       $0x10, (R10)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -8146,7 +8500,7 @@ vb_zero471:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero472:
+vb_zero476:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8155,44 +8509,44 @@ vb_zero472:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head463
+	JNZ     vb_head467
 
-vb_head_done464:
-vb_group_next397:
+vb_head_done468:
+vb_group_next401:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  vb_group394
+	JNZ  vb_group398
 
-vb_group_done395:
+vb_group_done399:
 	DECQ R12
-	JNZ  vb_query392
+	JNZ  vb_query396
 
-vb_query_done393:
+vb_query_done397:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys390
+	JMP  vb_keys394
 
-vb_keys_done391:
+vb_keys_done395:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done474
+	JZ     kv_key_done478
 
-kv_key473:
+kv_key477:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done476
+	JZ    kv_query_done480
 
-kv_query475:
+kv_query479:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done478
+	JZ    kv_group_done482
 
-kv_group477:
+kv_group481:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -8205,12 +8559,12 @@ kv_group477:
 	VPSLLD      $0x10, Z4, Z4
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done480
+	JZ          kv_head_done484
 
-kv_head479:
+kv_head483:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero481
+	JZ           kv_zero485
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -8228,28 +8582,28 @@ kv_head479:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero481:
+kv_zero485:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head479
+	JNZ  kv_head483
 
-kv_head_done480:
+kv_head_done484:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  kv_group477
+	JNZ  kv_group481
 
-kv_group_done478:
+kv_group_done482:
 	DECQ R12
-	JNZ  kv_query475
+	JNZ  kv_query479
 
-kv_query_done476:
+kv_query_done480:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key473
+	JNZ  kv_key477
 
-kv_key_done474:
+kv_key_done478:
 	VZEROUPPER
 	RET
 
@@ -8259,13 +8613,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse482
+	JNE       pair_inverse486
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd484:
+pair_fwd488:
 	CMPQ      CX, $0x00000048
-	JB        pair_fwd_end485
+	JB        pair_fwd_end489
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -8282,18 +8636,18 @@ pair_fwd484:
 	VMOVUPS   Z4, 192(AX)
 	ADDQ      $0x00000120, AX
 	SUBQ      $0x00000048, CX
-	JMP       pair_fwd484
+	JMP       pair_fwd488
 
-pair_fwd_end485:
-	JMP pair_done483
+pair_fwd_end489:
+	JMP pair_done487
 
-pair_inverse482:
+pair_inverse486:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv486:
+pair_inv490:
 	CMPQ      CX, $0x00000048
-	JB        pair_inv_end487
+	JB        pair_inv_end491
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -8310,10 +8664,10 @@ pair_inv486:
 	VMOVUPS   Z4, 192(AX)
 	ADDQ      $0x00000120, AX
 	SUBQ      $0x00000048, CX
-	JMP       pair_inv486
+	JMP       pair_inv490
 
-pair_inv_end487:
-pair_done483:
+pair_inv_end491:
+pair_done487:
 	VZEROUPPER
 	RET
 
@@ -8424,6 +8778,26 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_0<>+0(SB)/4, $0x00000000
+DATA far_dup8_0<>+4(SB)/4, $0x00000000
+DATA far_dup8_0<>+8(SB)/4, $0x00000001
+DATA far_dup8_0<>+12(SB)/4, $0x00000001
+DATA far_dup8_0<>+16(SB)/4, $0x00000002
+DATA far_dup8_0<>+20(SB)/4, $0x00000002
+DATA far_dup8_0<>+24(SB)/4, $0x00000003
+DATA far_dup8_0<>+28(SB)/4, $0x00000003
+GLOBL far_dup8_0<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_1<>+0(SB)/4, $0x00000004
+DATA far_dup8_1<>+4(SB)/4, $0x00000004
+DATA far_dup8_1<>+8(SB)/4, $0x00000005
+DATA far_dup8_1<>+12(SB)/4, $0x00000005
+DATA far_dup8_1<>+16(SB)/4, $0x00000006
+DATA far_dup8_1<>+20(SB)/4, $0x00000006
+DATA far_dup8_1<>+24(SB)/4, $0x00000007
+DATA far_dup8_1<>+28(SB)/4, $0x00000007
+GLOBL far_dup8_1<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -8554,6 +8928,42 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_0<>+0(SB)/4, $0x00000000
+DATA far_dup16_0<>+4(SB)/4, $0x00000000
+DATA far_dup16_0<>+8(SB)/4, $0x00000001
+DATA far_dup16_0<>+12(SB)/4, $0x00000001
+DATA far_dup16_0<>+16(SB)/4, $0x00000002
+DATA far_dup16_0<>+20(SB)/4, $0x00000002
+DATA far_dup16_0<>+24(SB)/4, $0x00000003
+DATA far_dup16_0<>+28(SB)/4, $0x00000003
+DATA far_dup16_0<>+32(SB)/4, $0x00000004
+DATA far_dup16_0<>+36(SB)/4, $0x00000004
+DATA far_dup16_0<>+40(SB)/4, $0x00000005
+DATA far_dup16_0<>+44(SB)/4, $0x00000005
+DATA far_dup16_0<>+48(SB)/4, $0x00000006
+DATA far_dup16_0<>+52(SB)/4, $0x00000006
+DATA far_dup16_0<>+56(SB)/4, $0x00000007
+DATA far_dup16_0<>+60(SB)/4, $0x00000007
+GLOBL far_dup16_0<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_1<>+0(SB)/4, $0x00000008
+DATA far_dup16_1<>+4(SB)/4, $0x00000008
+DATA far_dup16_1<>+8(SB)/4, $0x00000009
+DATA far_dup16_1<>+12(SB)/4, $0x00000009
+DATA far_dup16_1<>+16(SB)/4, $0x0000000a
+DATA far_dup16_1<>+20(SB)/4, $0x0000000a
+DATA far_dup16_1<>+24(SB)/4, $0x0000000b
+DATA far_dup16_1<>+28(SB)/4, $0x0000000b
+DATA far_dup16_1<>+32(SB)/4, $0x0000000c
+DATA far_dup16_1<>+36(SB)/4, $0x0000000c
+DATA far_dup16_1<>+40(SB)/4, $0x0000000d
+DATA far_dup16_1<>+44(SB)/4, $0x0000000d
+DATA far_dup16_1<>+48(SB)/4, $0x0000000e
+DATA far_dup16_1<>+52(SB)/4, $0x0000000e
+DATA far_dup16_1<>+56(SB)/4, $0x0000000f
+DATA far_dup16_1<>+60(SB)/4, $0x0000000f
+GLOBL far_dup16_1<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

@@ -419,6 +419,68 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done29
+
+far_token30:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000040, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000040, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000040, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000040, SI, SI
+	VMOVUPS 49152(CX)(SI*1), Y0
+	VMOVUPS 49184(CX)(SI*1), Y1
+	VMOVUPS 32768(CX)(R9*1), Y2
+	VMOVUPS 32800(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 16384(CX)(R8*1), Y0
+	VMOVUPS 16416(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 32(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token30
+
+far_done29:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -429,23 +491,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups29
+	JNE   kv_groups31
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows30:
+s1_rows32:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done31
+	JL   s1_rows_done33
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys32:
+s1_keys34:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done33
+	JL           s1_keys_done35
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      256(SI), Y7
@@ -574,13 +636,13 @@ s1_keys32:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys32
+	JMP          s1_keys34
 
-s1_keys_done33:
+s1_keys_done35:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done35
+	JZ    s1_key_tail_done37
 
-s1_key_tail34:
+s1_key_tail36:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -632,27 +694,27 @@ s1_key_tail34:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail34
+	JNZ          s1_key_tail36
 
-s1_key_tail_done35:
+s1_key_tail_done37:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows30
+	JMP  s1_rows32
 
-s1_rows_done31:
+s1_rows_done33:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done37
+	JZ    s1_row_tail_done39
 
-s1_row_tail36:
+s1_row_tail38:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done39
+	JZ    s1_row_tail_key_done41
 
-s1_row_tail_key38:
+s1_row_tail_key40:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -680,40 +742,40 @@ s1_row_tail_key38:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key38
+	JNZ          s1_row_tail_key40
 
-s1_row_tail_key_done39:
+s1_row_tail_key_done41:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail36
+	JNZ  s1_row_tail38
 
-s1_row_tail_done37:
+s1_row_tail_done39:
 	VZEROUPPER
 	RET
 
-kv_groups29:
+kv_groups31:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key40
+	JNZ   kv_by_key42
 
-kb_keys41:
+kb_keys43:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done42
+	JL    kb_keys_done44
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done44
+	JZ    kb_query_done46
 
-kb_query43:
+kb_query45:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done46
+	JZ    kb_group_done48
 
-kb_group45:
+kb_group47:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -736,7 +798,7 @@ kb_group45:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows47:
+kb_rows49:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      256(DI), Y7
@@ -866,42 +928,42 @@ kb_rows47:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows47
+	JNZ          kb_rows49
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group45
+	JNZ          kb_group47
 
-kb_group_done46:
+kb_group_done48:
 	DECQ R11
-	JNZ  kb_query43
+	JNZ  kb_query45
 
-kb_query_done44:
+kb_query_done46:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys41
+	JMP  kb_keys43
 
-kb_keys_done42:
-kv_by_key40:
+kb_keys_done44:
+kv_by_key42:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done49
+	JZ     kv_key_done51
 
-kv_key48:
+kv_key50:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kv_query_done53
 
-kv_query50:
+kv_query52:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kv_group_done55
 
-kv_group52:
+kv_group54:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -916,9 +978,9 @@ kv_group52:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done57
 
-kv_head54:
+kv_head56:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -938,24 +1000,24 @@ kv_head54:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head56
 
-kv_head_done55:
+kv_head_done57:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group54
 
-kv_group_done53:
+kv_group_done55:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query52
 
-kv_query_done51:
+kv_query_done53:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key50
 
-kv_key_done49:
+kv_key_done51:
 	VZEROUPPER
 	RET
 
@@ -969,7 +1031,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups58
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -977,9 +1039,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done60
 
-v1_row57:
+v1_row59:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1001,12 +1063,12 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done62
 
-v1_key59:
+v1_key61:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero63
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1017,13 +1079,13 @@ v1_key59:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero61:
+v1_zero63:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key61
 
-v1_key_done60:
+v1_key_done62:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1036,22 +1098,22 @@ v1_key_done60:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row59
 
-v1_row_done58:
+v1_row_done60:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups58:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done63
+	JZ    kv_rescale_done65
 
-kv_rescale62:
+kv_rescale64:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1080,28 +1142,28 @@ kv_rescale62:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale62
+	JNZ          kv_rescale64
 
-kv_rescale_done63:
+kv_rescale_done65:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys64:
+vb_keys66:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done65
+	JL    vb_keys_done67
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done67
+	JZ    vb_query_done69
 
-vb_query66:
+vb_query68:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done69
+	JZ    vb_group_done71
 
-vb_group68:
+vb_group70:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1124,9 +1186,9 @@ vb_group68:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row70
+	JNZ        vb_by_row72
 
-vb_rows72:
+vb_rows74:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1141,96 +1203,96 @@ vb_rows72:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero73
+	JZ           vh_zero75
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero73:
+vh_zero75:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero74
+	JZ           vh_zero76
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero74:
+vh_zero76:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero77
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero77:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero78
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero78:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero79
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero79:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero80
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero80:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero81
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero81:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero82
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero82:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1253,96 +1315,96 @@ vh_zero80:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero83
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero83:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero84:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero85:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero86:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero87:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero88:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS Y0, 128(DI)
 	VMOVUPS Y1, 160(DI)
 	VMOVUPS Y2, 192(DI)
@@ -1355,15 +1417,15 @@ vh_zero88:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows72
-	JMP     vb_group_next71
+	JNZ     vb_rows74
+	JMP     vb_group_next73
 
-vb_by_row70:
+vb_by_row72:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done90
+	JZ    vb_head_done92
 
-vb_head89:
+vb_head91:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1374,7 +1436,7 @@ vb_head89:
 	VMOVUPS      224(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero91
+	JZ           vb_zero93
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1385,10 +1447,10 @@ vb_head89:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero91:
+vb_zero93:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero92
+	JZ           vb_zero94
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1399,10 +1461,10 @@ vb_zero91:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero92:
+vb_zero94:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero93
+	JZ           vb_zero95
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R9)(DX*2), Y8, Y0
 	VFMADD231PS  32(R9)(DX*2), Y8, Y1
@@ -1413,10 +1475,10 @@ vb_zero92:
 	VFMADD231PS  192(R9)(DX*2), Y8, Y6
 	VFMADD231PS  224(R9)(DX*2), Y8, Y7
 
-vb_zero93:
+vb_zero95:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero94
+	JZ           vb_zero96
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R9)(R10*1), Y8, Y0
 	VFMADD231PS  32(R9)(R10*1), Y8, Y1
@@ -1427,7 +1489,7 @@ vb_zero93:
 	VFMADD231PS  192(R9)(R10*1), Y8, Y6
 	VFMADD231PS  224(R9)(R10*1), Y8, Y7
 
-vb_zero94:
+vb_zero96:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1439,44 +1501,44 @@ vb_zero94:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head89
+	JNZ     vb_head91
 
-vb_head_done90:
-vb_group_next71:
+vb_head_done92:
+vb_group_next73:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group68
+	JNZ  vb_group70
 
-vb_group_done69:
+vb_group_done71:
 	DECQ R11
-	JNZ  vb_query66
+	JNZ  vb_query68
 
-vb_query_done67:
+vb_query_done69:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys64
+	JMP  vb_keys66
 
-vb_keys_done65:
+vb_keys_done67:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done96
+	JZ     kv_key_done98
 
-kv_key95:
+kv_key97:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done98
+	JZ    kv_query_done100
 
-kv_query97:
+kv_query99:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done100
+	JZ    kv_group_done102
 
-kv_group99:
+kv_group101:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1491,12 +1553,12 @@ kv_group99:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done102
+	JZ         kv_head_done104
 
-kv_head101:
+kv_head103:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero103
+	JZ           kv_zero105
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1523,28 +1585,28 @@ kv_head101:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero103:
+kv_zero105:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head101
+	JNZ  kv_head103
 
-kv_head_done102:
+kv_head_done104:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group99
+	JNZ  kv_group101
 
-kv_group_done100:
+kv_group_done102:
 	DECQ R12
-	JNZ  kv_query97
+	JNZ  kv_query99
 
-kv_query_done98:
+kv_query_done100:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key95
+	JNZ  kv_key97
 
-kv_key_done96:
+kv_key_done98:
 	VZEROUPPER
 	RET
 
@@ -1557,9 +1619,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop105:
+loop107:
 	CMPQ    CX, $0x00000010
-	JB      loop_end106
+	JB      loop_end108
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1570,23 +1632,23 @@ loop105:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop105
+	JMP     loop107
 
-loop_end106:
-loop107:
+loop_end108:
+loop109:
 	CMPQ    CX, $0x00000008
-	JB      loop_end108
+	JB      loop_end110
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop107
+	JMP     loop109
 
-loop_end108:
+loop_end110:
 	TESTQ      CX, CX
-	JZ         loop_done104
+	JZ         loop_done106
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1596,7 +1658,7 @@ loop_end108:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done104:
+loop_done106:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1604,10 +1666,10 @@ loop_done104:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store109
+	JZ           max_store111
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store109:
+max_store111:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1627,9 +1689,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop111:
+loop113:
 	CMPQ         CX, $0x00000008
-	JB           loop_end112
+	JB           loop_end114
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1652,11 +1714,11 @@ loop111:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop111
+	JMP          loop113
 
-loop_end112:
+loop_end114:
 	TESTQ        CX, CX
-	JZ           loop_done110
+	JZ           loop_done112
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1682,7 +1744,7 @@ loop_end112:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done110:
+loop_done112:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1706,18 +1768,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done113
+	JZ     rope_done115
 	TESTL  R8, R8
-	JS     rope_inverse114
+	JS     rope_inverse116
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream115
+	JA     rope_stream117
 
-rope_token117:
+rope_token119:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000040, R8, R8
 	ADDQ      BX, R8
@@ -1725,14 +1787,14 @@ rope_token117:
 	VMOVUPS.Z 32(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done118
+	JZ        rope_heads_done120
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src119
+	JNE       rope_heads_from_src121
 
-rope_head120:
+rope_head122:
 	VMOVUPS.Z   (R9), K1, Z2
 	VMOVUPS.Z   32(R9), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -1743,13 +1805,13 @@ rope_head120:
 	VMOVUPS     Z5, K1, 32(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head120
-	JMP         rope_heads_done118
+	JNZ         rope_head122
+	JMP         rope_heads_done120
 
-rope_heads_from_src119:
+rope_heads_from_src121:
 	MOVQ CX, R10
 
-rope_head121:
+rope_head123:
 	VMOVUPS.Z   (R10), K1, Z2
 	VMOVUPS.Z   32(R10), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -1767,17 +1829,17 @@ rope_head121:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head121
+	JNZ         rope_head123
 
-rope_heads_done118:
+rope_heads_done120:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done122
+	JZ    rope_heads_done124
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head123:
+rope_head125:
 	VMOVUPS.Z   (R9), K1, Z2
 	VMOVUPS.Z   32(R9), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -1788,9 +1850,9 @@ rope_head123:
 	VMOVUPS     Z5, K1, 32(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head123
+	JNZ         rope_head125
 
-rope_heads_done122:
+rope_heads_done124:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1800,11 +1862,11 @@ rope_heads_done122:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token117
-	JMP  rope_tokens_done116
+	JNZ  rope_token119
+	JMP  rope_tokens_done118
 
-rope_stream115:
-rope_token124:
+rope_stream117:
+rope_token126:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000040, R8, R8
 	ADDQ      BX, R8
@@ -1812,16 +1874,16 @@ rope_token124:
 	VMOVUPS.Z 32(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done125
+	JZ        rope_heads_done127
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x02, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src126
+	JNE       rope_heads_from_src128
 
-rope_head127:
+rope_head129:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -1836,13 +1898,13 @@ rope_head127:
 	VMOVUPS     Z5, K1, 32(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head127
-	JMP         rope_heads_done125
+	JNZ         rope_head129
+	JMP         rope_heads_done127
 
-rope_heads_from_src126:
+rope_heads_from_src128:
 	MOVQ CX, R10
 
-rope_head128:
+rope_head130:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1864,19 +1926,19 @@ rope_head128:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head128
+	JNZ         rope_head130
 
-rope_heads_done125:
+rope_heads_done127:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done129
+	JZ    rope_heads_done131
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head130:
+rope_head132:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1891,9 +1953,9 @@ rope_head130:
 	VMOVUPS     Z5, K1, 32(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head130
+	JNZ         rope_head132
 
-rope_heads_done129:
+rope_heads_done131:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1903,21 +1965,21 @@ rope_heads_done129:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token124
+	JNZ  rope_token126
 
-rope_tokens_done116:
-	JMP rope_done113
+rope_tokens_done118:
+	JMP rope_done115
 
-rope_inverse114:
+rope_inverse116:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream131
+	JA     rope_stream133
 
-rope_token133:
+rope_token135:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000040, CX, CX
 	ADDQ      BX, CX
@@ -1925,12 +1987,12 @@ rope_token133:
 	VMOVUPS.Z 32(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done134
+	JZ        rope_heads_done136
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 
-rope_head135:
+rope_head137:
 	VMOVUPS.Z   (DX), K1, Z2
 	VMOVUPS.Z   32(DX), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -1941,19 +2003,19 @@ rope_head135:
 	VMOVUPS     Z5, K1, 32(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head135
+	JNZ         rope_head137
 
-rope_heads_done134:
+rope_heads_done136:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token133
-	JMP  rope_tokens_done132
+	JNZ  rope_token135
+	JMP  rope_tokens_done134
 
-rope_stream131:
-rope_token136:
+rope_stream133:
+rope_token138:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000040, CX, CX
 	ADDQ      BX, CX
@@ -1961,14 +2023,14 @@ rope_token136:
 	VMOVUPS.Z 32(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done137
+	JZ        rope_heads_done139
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x02, R9
 
-rope_head138:
+rope_head140:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -1983,18 +2045,18 @@ rope_head138:
 	VMOVUPS     Z5, K1, 32(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head138
+	JNZ         rope_head140
 
-rope_heads_done137:
+rope_heads_done139:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token136
+	JNZ  rope_token138
 
-rope_tokens_done132:
-rope_done113:
+rope_tokens_done134:
+rope_done115:
 	VZEROUPPER
 	RET
 
@@ -2008,9 +2070,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done139
+	JZ    combine_done141
 
-combine_token140:
+combine_token142:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000080, R8, R8
@@ -2030,9 +2092,9 @@ combine_token140:
 	ADDQ      $0x00000040, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token140
+	JNZ       combine_token142
 
-combine_done139:
+combine_done141:
 	VZEROUPPER
 	RET
 
@@ -2066,6 +2128,68 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done143
+
+far_token144:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000040, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000040, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000040, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000040, SI, SI
+	VMOVUPS 49152(CX)(SI*1), Y0
+	VMOVUPS 49184(CX)(SI*1), Y1
+	VMOVUPS 32768(CX)(R9*1), Y2
+	VMOVUPS 32800(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 16384(CX)(R8*1), Y0
+	VMOVUPS 16416(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 32(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token144
+
+far_done143:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -2076,23 +2200,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups141
+	JNE   kv_groups145
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows142:
+s1_rows146:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done143
+	JL   s1_rows_done147
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys144:
+s1_keys148:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done145
+	JL            s1_keys_done149
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2243,13 +2367,13 @@ s1_keys144:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys144
+	JMP           s1_keys148
 
-s1_keys_done145:
+s1_keys_done149:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done147
+	JZ    s1_key_tail_done151
 
-s1_key_tail146:
+s1_key_tail150:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2326,29 +2450,29 @@ s1_key_tail146:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail146
+	JNZ           s1_key_tail150
 
-s1_key_tail_done147:
+s1_key_tail_done151:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows142
+	JMP  s1_rows146
 
-s1_rows_done143:
+s1_rows_done147:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done149
+	JZ    s1_row_tail_done153
 
-s1_row_tail148:
+s1_row_tail152:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done151
+	JZ    s1_row_tail_key_done155
 
-s1_row_tail_key150:
+s1_row_tail_key154:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2370,40 +2494,40 @@ s1_row_tail_key150:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key150
+	JNZ           s1_row_tail_key154
 
-s1_row_tail_key_done151:
+s1_row_tail_key_done155:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail148
+	JNZ  s1_row_tail152
 
-s1_row_tail_done149:
+s1_row_tail_done153:
 	VZEROUPPER
 	RET
 
-kv_groups141:
+kv_groups145:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key152
+	JNZ   kv_by_key156
 
-kb_keys153:
+kb_keys157:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done154
+	JL    kb_keys_done158
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done156
+	JZ    kb_query_done160
 
-kb_query155:
+kb_query159:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done158
+	JZ    kb_group_done162
 
-kb_group157:
+kb_group161:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2426,7 +2550,7 @@ kb_group157:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows159:
+kb_rows163:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -2580,42 +2704,42 @@ kb_rows159:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows159
+	JNZ           kb_rows163
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group157
+	JNZ           kb_group161
 
-kb_group_done158:
+kb_group_done162:
 	DECQ R11
-	JNZ  kb_query155
+	JNZ  kb_query159
 
-kb_query_done156:
+kb_query_done160:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys153
+	JMP  kb_keys157
 
-kb_keys_done154:
-kv_by_key152:
+kb_keys_done158:
+kv_by_key156:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done161
+	JZ     kv_key_done165
 
-kv_key160:
+kv_key164:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done163
+	JZ    kv_query_done167
 
-kv_query162:
+kv_query166:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done165
+	JZ    kv_group_done169
 
-kv_group164:
+kv_group168:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2626,9 +2750,9 @@ kv_group164:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done167
+	JZ         kv_head_done171
 
-kv_head166:
+kv_head170:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2646,24 +2770,24 @@ kv_head166:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head166
+	JNZ           kv_head170
 
-kv_head_done167:
+kv_head_done171:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group164
+	JNZ  kv_group168
 
-kv_group_done165:
+kv_group_done169:
 	DECQ R11
-	JNZ  kv_query162
+	JNZ  kv_query166
 
-kv_query_done163:
+kv_query_done167:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key160
+	JNZ  kv_key164
 
-kv_key_done161:
+kv_key_done165:
 	VZEROUPPER
 	RET
 
@@ -2677,7 +2801,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups168
+	JNE   kv_groups172
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2685,9 +2809,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done170
+	JZ    v1_row_done174
 
-v1_row169:
+v1_row173:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2701,25 +2825,25 @@ v1_row169:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done172
+	JZ           v1_key_done176
 
-v1_key171:
+v1_key175:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero173
+	JZ           v1_zero177
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero173:
+v1_zero177:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key171
+	JNZ  v1_key175
 
-v1_key_done172:
+v1_key_done176:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2728,22 +2852,22 @@ v1_key_done172:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row169
+	JNZ     v1_row173
 
-v1_row_done170:
+v1_row_done174:
 	VZEROUPPER
 	RET
 
-kv_groups168:
+kv_groups172:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done175
+	JZ    kv_rescale_done179
 
-kv_rescale174:
+kv_rescale178:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2760,28 +2884,28 @@ kv_rescale174:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale174
+	JNZ          kv_rescale178
 
-kv_rescale_done175:
+kv_rescale_done179:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys176:
+vb_keys180:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done177
+	JL    vb_keys_done181
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done179
+	JZ    vb_query_done183
 
-vb_query178:
+vb_query182:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done181
+	JZ    vb_group_done185
 
-vb_group180:
+vb_group184:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2804,9 +2928,9 @@ vb_group180:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row182
+	JNZ        vb_by_row186
 
-vb_rows184:
+vb_rows188:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -2829,73 +2953,28 @@ vb_rows184:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero185
+	JZ           vh_zero189
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero185:
+vh_zero189:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero186
+	JZ           vh_zero190
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero186:
+vh_zero190:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero187
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero187:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero188
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero188:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero189
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero189:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero190
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero190:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero191
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -2903,44 +2982,44 @@ vh_zero190:
 
 vh_zero191:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero192
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero192:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero193
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero193:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero194
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero194:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero195
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -2948,44 +3027,44 @@ vh_zero194:
 
 vh_zero195:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero196
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero196:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero197
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero197:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero198
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero198:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero199
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -2993,16 +3072,61 @@ vh_zero198:
 
 vh_zero199:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero200
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero200:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero201
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero201:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero202
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero202:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero203
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero203:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero204:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3025,59 +3149,59 @@ vh_zero200:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows184
-	JMP     vb_group_next183
+	JNZ     vb_rows188
+	JMP     vb_group_next187
 
-vb_by_row182:
+vb_by_row186:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done202
+	JZ    vb_head_done206
 
-vb_head201:
+vb_head205:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero203
+	JZ           vb_zero207
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero203:
+vb_zero207:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero204
+	JZ           vb_zero208
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero204:
+vb_zero208:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero205
+	JZ           vb_zero209
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R9)(DX*2), Z4, Z0
 	VFMADD231PS  64(R9)(DX*2), Z4, Z1
 	VFMADD231PS  128(R9)(DX*2), Z4, Z2
 	VFMADD231PS  192(R9)(DX*2), Z4, Z3
 
-vb_zero205:
+vb_zero209:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero206
+	JZ           vb_zero210
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R9)(R10*1), Z4, Z0
 	VFMADD231PS  64(R9)(R10*1), Z4, Z1
 	VFMADD231PS  128(R9)(R10*1), Z4, Z2
 	VFMADD231PS  192(R9)(R10*1), Z4, Z3
 
-vb_zero206:
+vb_zero210:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3085,44 +3209,44 @@ vb_zero206:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head201
+	JNZ     vb_head205
 
-vb_head_done202:
-vb_group_next183:
+vb_head_done206:
+vb_group_next187:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group180
+	JNZ  vb_group184
 
-vb_group_done181:
+vb_group_done185:
 	DECQ R11
-	JNZ  vb_query178
+	JNZ  vb_query182
 
-vb_query_done179:
+vb_query_done183:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys176
+	JMP  vb_keys180
 
-vb_keys_done177:
+vb_keys_done181:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done208
+	JZ     kv_key_done212
 
-kv_key207:
+kv_key211:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done210
+	JZ    kv_query_done214
 
-kv_query209:
+kv_query213:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done212
+	JZ    kv_group_done216
 
-kv_group211:
+kv_group215:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3133,12 +3257,12 @@ kv_group211:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done214
+	JZ         kv_head_done218
 
-kv_head213:
+kv_head217:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero215
+	JZ           kv_zero219
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -3153,28 +3277,28 @@ kv_head213:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero215:
+kv_zero219:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head213
+	JNZ  kv_head217
 
-kv_head_done214:
+kv_head_done218:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group211
+	JNZ  kv_group215
 
-kv_group_done212:
+kv_group_done216:
 	DECQ R12
-	JNZ  kv_query209
+	JNZ  kv_query213
 
-kv_query_done210:
+kv_query_done214:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key207
+	JNZ  kv_key211
 
-kv_key_done208:
+kv_key_done212:
 	VZEROUPPER
 	RET
 
@@ -3187,9 +3311,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop217:
+loop221:
 	CMPQ    CX, $0x00000020
-	JB      loop_end218
+	JB      loop_end222
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3200,23 +3324,23 @@ loop217:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop217
+	JMP     loop221
 
-loop_end218:
-loop219:
+loop_end222:
+loop223:
 	CMPQ    CX, $0x00000010
-	JB      loop_end220
+	JB      loop_end224
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop219
+	JMP     loop223
 
-loop_end220:
+loop_end224:
 	TESTQ     CX, CX
-	JZ        loop_done216
+	JZ        loop_done220
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3224,7 +3348,7 @@ loop_end220:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done216:
+loop_done220:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3234,10 +3358,10 @@ loop_done216:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store221
+	JZ            max_store225
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store221:
+max_store225:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3264,9 +3388,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop223:
+loop227:
 	CMPQ         CX, $0x00000010
-	JB           loop_end224
+	JB           loop_end228
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3288,11 +3412,11 @@ loop223:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop223
+	JMP          loop227
 
-loop_end224:
+loop_end228:
 	TESTQ        CX, CX
-	JZ           loop_done222
+	JZ           loop_done226
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3316,7 +3440,7 @@ loop_end224:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done222:
+loop_done226:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -309,6 +309,94 @@ TEXT ·hiRowNEON(SB), NOSPLIT, $0-96
 	VST1.P [V26.S4, V27.S4], 32(R4)
 	RET
 
+// func farRowsNEON(rows, digits []float32, pos []int32)
+// rows[t] = ((D3·D2)·D1)·D0 per pair, digit rows of the bytes of pos[t] (unfused float32).
+TEXT ·farRowsNEON(SB), NOSPLIT, $0-72
+	MOVD rows_base+0(FP), R0
+	MOVD digits_base+24(FP), R1
+	MOVD pos_base+48(FP), R2
+	MOVD pos_len+56(FP), R3
+	CBZ R3, far_done1
+	MOVD $64, R9
+	ADD $0, R1, R10
+	ADD $16384, R1, R11
+	ADD $32768, R1, R12
+	ADD $49152, R1, R13
+far_token2:
+	MOVW.P 4(R2), R4
+	AND $255, R4, R5
+	MUL R9, R5, R5
+	ADD R5, R10, R5
+	ADD $32, R5, R14
+	LSR $8, R4, R6
+	AND $255, R6, R6
+	MUL R9, R6, R6
+	ADD R6, R11, R6
+	ADD $32, R6, R15
+	LSR $16, R4, R7
+	AND $255, R7, R7
+	MUL R9, R7, R7
+	ADD R7, R12, R7
+	ADD $32, R7, R16
+	LSR $24, R4, R8
+	AND $255, R8, R8
+	MUL R9, R8, R8
+	ADD R8, R13, R8
+	ADD $32, R8, R17
+	MOVD R0, R19
+	ADD $32, R0, R20
+	VLD1.P 32(R5), [V12.S4, V13.S4]
+	VLD1.P 32(R14), [V14.S4, V15.S4]
+	VLD1.P 32(R6), [V8.S4, V9.S4]
+	VLD1.P 32(R15), [V10.S4, V11.S4]
+	VLD1.P 32(R7), [V4.S4, V5.S4]
+	VLD1.P 32(R16), [V6.S4, V7.S4]
+	VLD1.P 32(R8), [V0.S4, V1.S4]
+	VLD1.P 32(R17), [V2.S4, V3.S4]
+	WORD $0x6e24dc10 // FMUL V4.S4, V0.S4, V16.S4
+	WORD $0x6e26dc54 // FMUL V6.S4, V2.S4, V20.S4
+	WORD $0x4eb4d610 // FSUB V20.S4, V16.S4, V16.S4
+	WORD $0x6e24dc52 // FMUL V4.S4, V2.S4, V18.S4
+	WORD $0x6e26dc16 // FMUL V6.S4, V0.S4, V22.S4
+	WORD $0x4e36d652 // FADD V22.S4, V18.S4, V18.S4
+	WORD $0x6e25dc31 // FMUL V5.S4, V1.S4, V17.S4
+	WORD $0x6e27dc75 // FMUL V7.S4, V3.S4, V21.S4
+	WORD $0x4eb5d631 // FSUB V21.S4, V17.S4, V17.S4
+	WORD $0x6e25dc73 // FMUL V5.S4, V3.S4, V19.S4
+	WORD $0x6e27dc37 // FMUL V7.S4, V1.S4, V23.S4
+	WORD $0x4e37d673 // FADD V23.S4, V19.S4, V19.S4
+	WORD $0x6e28de18 // FMUL V8.S4, V16.S4, V24.S4
+	WORD $0x6e2ade54 // FMUL V10.S4, V18.S4, V20.S4
+	WORD $0x4eb4d718 // FSUB V20.S4, V24.S4, V24.S4
+	WORD $0x6e28de5a // FMUL V8.S4, V18.S4, V26.S4
+	WORD $0x6e2ade16 // FMUL V10.S4, V16.S4, V22.S4
+	WORD $0x4e36d75a // FADD V22.S4, V26.S4, V26.S4
+	WORD $0x6e29de39 // FMUL V9.S4, V17.S4, V25.S4
+	WORD $0x6e2bde75 // FMUL V11.S4, V19.S4, V21.S4
+	WORD $0x4eb5d739 // FSUB V21.S4, V25.S4, V25.S4
+	WORD $0x6e29de7b // FMUL V9.S4, V19.S4, V27.S4
+	WORD $0x6e2bde37 // FMUL V11.S4, V17.S4, V23.S4
+	WORD $0x4e37d77b // FADD V23.S4, V27.S4, V27.S4
+	WORD $0x6e2cdf1c // FMUL V12.S4, V24.S4, V28.S4
+	WORD $0x6e2edf54 // FMUL V14.S4, V26.S4, V20.S4
+	WORD $0x4eb4d79c // FSUB V20.S4, V28.S4, V28.S4
+	WORD $0x6e2cdf5e // FMUL V12.S4, V26.S4, V30.S4
+	WORD $0x6e2edf16 // FMUL V14.S4, V24.S4, V22.S4
+	WORD $0x4e36d7de // FADD V22.S4, V30.S4, V30.S4
+	WORD $0x6e2ddf3d // FMUL V13.S4, V25.S4, V29.S4
+	WORD $0x6e2fdf75 // FMUL V15.S4, V27.S4, V21.S4
+	WORD $0x4eb5d7bd // FSUB V21.S4, V29.S4, V29.S4
+	WORD $0x6e2ddf7f // FMUL V13.S4, V27.S4, V31.S4
+	WORD $0x6e2fdf37 // FMUL V15.S4, V25.S4, V23.S4
+	WORD $0x4e37d7ff // FADD V23.S4, V31.S4, V31.S4
+	VST1.P [V28.S4, V29.S4], 32(R19)
+	VST1.P [V30.S4, V31.S4], 32(R20)
+	ADD $64, R0, R0
+	SUBS $1, R3, R3
+	BNE far_token2
+far_done1:
+	RET
+
 // func scoresKVNEON(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
 // s[r·sStride + j] = q[r·64:]·k[j·kStride + gi(r)·64:] for j < nk, r < nb·groups·grp.
 // The key row's 64 floats stay in V8–V23 for every query row of its head.

@@ -580,6 +580,110 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX2
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done29
+	VMOVUPS far_dup8_0<>+0(SB), Y0
+	VMOVUPS far_dup8_1<>+0(SB), Y1
+
+far_token30:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000080, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000080, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000080, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000080, SI, SI
+	VMOVUPS 98304(CX)(SI*1), Y2
+	VMOVUPS 98368(CX)(SI*1), Y3
+	VMOVUPS 65536(CX)(R9*1), Y4
+	VMOVUPS 65600(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 32768(CX)(R8*1), Y2
+	VMOVUPS 32832(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (CX)(DI*1), Y3
+	VMOVUPS 64(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, (AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 32(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 128(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 160(AX)
+	VMOVUPS 98336(CX)(SI*1), Y2
+	VMOVUPS 98400(CX)(SI*1), Y3
+	VMOVUPS 65568(CX)(R9*1), Y4
+	VMOVUPS 65632(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 32800(CX)(R8*1), Y2
+	VMOVUPS 32864(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 32(CX)(DI*1), Y3
+	VMOVUPS 96(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 96(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 192(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 224(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token30
+
+far_done29:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -590,23 +694,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups29
+	JNE   kv_groups31
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows30:
+s1_rows32:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done31
+	JL   s1_rows_done33
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys32:
+s1_keys34:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done33
+	JL           s1_keys_done35
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      128(SI), Y7
@@ -679,13 +783,13 @@ s1_keys32:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys32
+	JMP          s1_keys34
 
-s1_keys_done33:
+s1_keys_done35:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done35
+	JZ    s1_key_tail_done37
 
-s1_key_tail34:
+s1_key_tail36:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -721,27 +825,27 @@ s1_key_tail34:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail34
+	JNZ          s1_key_tail36
 
-s1_key_tail_done35:
+s1_key_tail_done37:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows30
+	JMP  s1_rows32
 
-s1_rows_done31:
+s1_rows_done33:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done37
+	JZ    s1_row_tail_done39
 
-s1_row_tail36:
+s1_row_tail38:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done39
+	JZ    s1_row_tail_key_done41
 
-s1_row_tail_key38:
+s1_row_tail_key40:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -761,40 +865,40 @@ s1_row_tail_key38:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key38
+	JNZ          s1_row_tail_key40
 
-s1_row_tail_key_done39:
+s1_row_tail_key_done41:
 	ADDQ $0x00000080, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail36
+	JNZ  s1_row_tail38
 
-s1_row_tail_done37:
+s1_row_tail_done39:
 	VZEROUPPER
 	RET
 
-kv_groups29:
+kv_groups31:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key40
+	JNZ   kv_by_key42
 
-kb_keys41:
+kb_keys43:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done42
+	JL    kb_keys_done44
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done44
+	JZ    kb_query_done46
 
-kb_query43:
+kb_query45:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done46
+	JZ    kb_group_done48
 
-kb_group45:
+kb_group47:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -809,7 +913,7 @@ kb_group45:
 	PREFETCHT1 64(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows47:
+kb_rows49:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      128(DI), Y7
@@ -883,42 +987,42 @@ kb_rows47:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows47
+	JNZ          kb_rows49
 	ADDQ         $0x00000080, R9
 	DECQ         R12
-	JNZ          kb_group45
+	JNZ          kb_group47
 
-kb_group_done46:
+kb_group_done48:
 	DECQ R11
-	JNZ  kb_query43
+	JNZ  kb_query45
 
-kb_query_done44:
+kb_query_done46:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys41
+	JMP  kb_keys43
 
-kb_keys_done42:
-kv_by_key40:
+kb_keys_done44:
+kv_by_key42:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done49
+	JZ     kv_key_done51
 
-kv_key48:
+kv_key50:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kv_query_done53
 
-kv_query50:
+kv_query52:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kv_group_done55
 
-kv_group52:
+kv_group54:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Y0
@@ -927,9 +1031,9 @@ kv_group52:
 	VMOVUPS    96(R9), Y3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done57
 
-kv_head54:
+kv_head56:
 	VMULPS       (SI), Y0, Y4
 	VMULPS       32(SI), Y1, Y5
 	VFMADD231PS  64(SI), Y2, Y4
@@ -945,24 +1049,24 @@ kv_head54:
 	ADDQ         $0x00000080, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head56
 
-kv_head_done55:
+kv_head_done57:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group54
 
-kv_group_done53:
+kv_group_done55:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query52
 
-kv_query_done51:
+kv_query_done53:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key50
 
-kv_key_done49:
+kv_key_done51:
 	VZEROUPPER
 	RET
 
@@ -976,7 +1080,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups58
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -984,9 +1088,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done60
 
-v1_row57:
+v1_row59:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1000,25 +1104,25 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done62
 
-v1_key59:
+v1_key61:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero63
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
 	VFMADD231PS  64(R9), Y0, Y3
 	VFMADD231PS  96(R9), Y0, Y4
 
-v1_zero61:
+v1_zero63:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key61
 
-v1_key_done60:
+v1_key_done62:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1027,22 +1131,22 @@ v1_key_done60:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row59
 
-v1_row_done58:
+v1_row_done60:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups58:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done63
+	JZ    kv_rescale_done65
 
-kv_rescale62:
+kv_rescale64:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1059,28 +1163,28 @@ kv_rescale62:
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale62
+	JNZ          kv_rescale64
 
-kv_rescale_done63:
+kv_rescale_done65:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys64:
+vb_keys66:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done65
+	JL    vb_keys_done67
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done67
+	JZ    vb_query_done69
 
-vb_query66:
+vb_query68:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done69
+	JZ    vb_group_done71
 
-vb_group68:
+vb_group70:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1095,9 +1199,9 @@ vb_group68:
 	PREFETCHT1 64(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row70
+	JNZ        vb_by_row72
 
-vb_rows72:
+vb_rows74:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1112,96 +1216,96 @@ vb_rows72:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero73
+	JZ           vh_zero75
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero73:
+vh_zero75:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero74
+	JZ           vh_zero76
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero74:
+vh_zero76:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero77
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero77:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero78
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero78:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero79
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero79:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero80
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero80:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero81
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero81:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero82
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero82:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1214,59 +1318,59 @@ vh_zero80:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows72
-	JMP     vb_group_next71
+	JNZ     vb_rows74
+	JMP     vb_group_next73
 
-vb_by_row70:
+vb_by_row72:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done82
+	JZ    vb_head_done84
 
-vb_head81:
+vb_head83:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
 	VMOVUPS      96(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero83
+	JZ           vb_zero85
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  (R9), Y4, Y0
 	VFMADD231PS  32(R9), Y4, Y1
 	VFMADD231PS  64(R9), Y4, Y2
 	VFMADD231PS  96(R9), Y4, Y3
 
-vb_zero83:
+vb_zero85:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero84
+	JZ           vb_zero86
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  (R9)(DX*1), Y4, Y0
 	VFMADD231PS  32(R9)(DX*1), Y4, Y1
 	VFMADD231PS  64(R9)(DX*1), Y4, Y2
 	VFMADD231PS  96(R9)(DX*1), Y4, Y3
 
-vb_zero84:
+vb_zero86:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero85
+	JZ           vb_zero87
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  (R9)(DX*2), Y4, Y0
 	VFMADD231PS  32(R9)(DX*2), Y4, Y1
 	VFMADD231PS  64(R9)(DX*2), Y4, Y2
 	VFMADD231PS  96(R9)(DX*2), Y4, Y3
 
-vb_zero85:
+vb_zero87:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero86
+	JZ           vb_zero88
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  (R9)(R10*1), Y4, Y0
 	VFMADD231PS  32(R9)(R10*1), Y4, Y1
 	VFMADD231PS  64(R9)(R10*1), Y4, Y2
 	VFMADD231PS  96(R9)(R10*1), Y4, Y3
 
-vb_zero86:
+vb_zero88:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1274,44 +1378,44 @@ vb_zero86:
 	ADDQ    $0x00000080, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head81
+	JNZ     vb_head83
 
-vb_head_done82:
-vb_group_next71:
+vb_head_done84:
+vb_group_next73:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  vb_group68
+	JNZ  vb_group70
 
-vb_group_done69:
+vb_group_done71:
 	DECQ R11
-	JNZ  vb_query66
+	JNZ  vb_query68
 
-vb_query_done67:
+vb_query_done69:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys64
+	JMP  vb_keys66
 
-vb_keys_done65:
+vb_keys_done67:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done88
+	JZ     kv_key_done90
 
-kv_key87:
+kv_key89:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done90
+	JZ    kv_query_done92
 
-kv_query89:
+kv_query91:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done92
+	JZ    kv_group_done94
 
-kv_group91:
+kv_group93:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Y0
@@ -1320,12 +1424,12 @@ kv_group91:
 	VMOVUPS    96(R9), Y3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done94
+	JZ         kv_head_done96
 
-kv_head93:
+kv_head95:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero95
+	JZ           kv_zero97
 	VBROADCASTSS (R8), Y4
 	VMOVUPS      (SI), Y5
 	VFMADD231PS  Y0, Y4, Y5
@@ -1340,28 +1444,28 @@ kv_head93:
 	VFMADD231PS  Y3, Y4, Y5
 	VMOVUPS      Y5, 96(SI)
 
-kv_zero95:
+kv_zero97:
 	ADDQ $0x00000080, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head93
+	JNZ  kv_head95
 
-kv_head_done94:
+kv_head_done96:
 	ADDQ $0x00000080, R9
 	DECQ R13
-	JNZ  kv_group91
+	JNZ  kv_group93
 
-kv_group_done92:
+kv_group_done94:
 	DECQ R12
-	JNZ  kv_query89
+	JNZ  kv_query91
 
-kv_query_done90:
+kv_query_done92:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key87
+	JNZ  kv_key89
 
-kv_key_done88:
+kv_key_done90:
 	VZEROUPPER
 	RET
 
@@ -1374,9 +1478,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop97:
+loop99:
 	CMPQ    CX, $0x00000010
-	JB      loop_end98
+	JB      loop_end100
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1387,23 +1491,23 @@ loop97:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop97
+	JMP     loop99
 
-loop_end98:
-loop99:
+loop_end100:
+loop101:
 	CMPQ    CX, $0x00000008
-	JB      loop_end100
+	JB      loop_end102
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop99
+	JMP     loop101
 
-loop_end100:
+loop_end102:
 	TESTQ      CX, CX
-	JZ         loop_done96
+	JZ         loop_done98
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1413,7 +1517,7 @@ loop_end100:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done96:
+loop_done98:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1421,10 +1525,10 @@ loop_done96:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store101
+	JZ           max_store103
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store101:
+max_store103:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1444,9 +1548,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop103:
+loop105:
 	CMPQ         CX, $0x00000008
-	JB           loop_end104
+	JB           loop_end106
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1469,11 +1573,11 @@ loop103:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop103
+	JMP          loop105
 
-loop_end104:
+loop_end106:
 	TESTQ        CX, CX
-	JZ           loop_done102
+	JZ           loop_done104
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1499,7 +1603,7 @@ loop_end104:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done102:
+loop_done104:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1521,18 +1625,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done105
+	JZ     rope_done107
 	TESTL  R8, R8
-	JS     rope_inverse106
+	JS     rope_inverse108
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000080, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream107
+	JA     rope_stream109
 
-rope_token109:
+rope_token111:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1542,14 +1646,14 @@ rope_token109:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done110
+	JZ      rope_heads_done112
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src111
+	JNE     rope_heads_from_src113
 
-rope_head112:
+rope_head114:
 	VMOVUPS        (R9), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1562,13 +1666,13 @@ rope_head112:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head112
-	JMP            rope_heads_done110
+	JNZ            rope_head114
+	JMP            rope_heads_done112
 
-rope_heads_from_src111:
+rope_heads_from_src113:
 	MOVQ CX, R10
 
-rope_head113:
+rope_head115:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1582,17 +1686,17 @@ rope_head113:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head113
+	JNZ            rope_head115
 
-rope_heads_done110:
+rope_heads_done112:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done114
+	JZ    rope_heads_done116
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head115:
+rope_head117:
 	VMOVUPS        (R9), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1605,9 +1709,9 @@ rope_head115:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head115
+	JNZ            rope_head117
 
-rope_heads_done114:
+rope_heads_done116:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1617,11 +1721,11 @@ rope_heads_done114:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token109
-	JMP  rope_tokens_done108
+	JNZ  rope_token111
+	JMP  rope_tokens_done110
 
-rope_stream107:
-rope_token116:
+rope_stream109:
+rope_token118:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1631,16 +1735,16 @@ rope_token116:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done117
+	JZ      rope_heads_done119
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src118
+	JNE     rope_heads_from_src120
 
-rope_head119:
+rope_head121:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	VMOVUPS        (R9), Z4
@@ -1655,13 +1759,13 @@ rope_head119:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head119
-	JMP            rope_heads_done117
+	JNZ            rope_head121
+	JMP            rope_heads_done119
 
-rope_heads_from_src118:
+rope_heads_from_src120:
 	MOVQ CX, R10
 
-rope_head120:
+rope_head122:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	VMOVUPS        (R10), Z4
@@ -1677,19 +1781,19 @@ rope_head120:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head120
+	JNZ            rope_head122
 
-rope_heads_done117:
+rope_heads_done119:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done121
+	JZ    rope_heads_done123
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head122:
+rope_head124:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	VMOVUPS        (R9), Z4
@@ -1704,9 +1808,9 @@ rope_head122:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head122
+	JNZ            rope_head124
 
-rope_heads_done121:
+rope_heads_done123:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1716,21 +1820,21 @@ rope_heads_done121:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token116
+	JNZ  rope_token118
 
-rope_tokens_done108:
-	JMP rope_done105
+rope_tokens_done110:
+	JMP rope_done107
 
-rope_inverse106:
+rope_inverse108:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000080, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream123
+	JA     rope_stream125
 
-rope_token125:
+rope_token127:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1740,12 +1844,12 @@ rope_token125:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done126
+	JZ      rope_heads_done128
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head127:
+rope_head129:
 	VMOVUPS        (DX), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1758,19 +1862,19 @@ rope_head127:
 	VMOVUPS        Z5, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head127
+	JNZ            rope_head129
 
-rope_heads_done126:
+rope_heads_done128:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token125
-	JMP  rope_tokens_done124
+	JNZ  rope_token127
+	JMP  rope_tokens_done126
 
-rope_stream123:
-rope_token128:
+rope_stream125:
+rope_token130:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1780,14 +1884,14 @@ rope_token128:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done129
+	JZ      rope_heads_done131
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head130:
+rope_head132:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	VMOVUPS        (DX), Z4
@@ -1802,18 +1906,18 @@ rope_head130:
 	VMOVUPS        Z5, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head130
+	JNZ            rope_head132
 
-rope_heads_done129:
+rope_heads_done131:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token128
+	JNZ  rope_token130
 
-rope_tokens_done124:
-rope_done105:
+rope_tokens_done126:
+rope_done107:
 	VZEROUPPER
 	RET
 
@@ -1827,10 +1931,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done131
+	JZ      combine_done133
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token132:
+combine_token134:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000100, R8, R8
@@ -1866,9 +1970,9 @@ combine_token132:
 	ADDQ      $0x00000100, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token132
+	JNZ       combine_token134
 
-combine_done131:
+combine_done133:
 	VZEROUPPER
 	RET
 
@@ -1922,6 +2026,76 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done135
+	VMOVUPS far_dup16_0<>+0(SB), Z0
+	VMOVUPS far_dup16_1<>+0(SB), Z1
+
+far_token136:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000080, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000080, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000080, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000080, SI, SI
+	VMOVUPS 98304(CX)(SI*1), Z2
+	VMOVUPS 98368(CX)(SI*1), Z3
+	VMOVUPS 65536(CX)(R9*1), Z4
+	VMOVUPS 65600(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 32768(CX)(R8*1), Z2
+	VMOVUPS 32832(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (CX)(DI*1), Z3
+	VMOVUPS 64(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, (AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 64(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 128(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 192(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token136
+
+far_done135:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -1932,23 +2106,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups133
+	JNE   kv_groups137
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows134:
+s1_rows138:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done135
+	JL   s1_rows_done139
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys136:
+s1_keys140:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done137
+	JL            s1_keys_done141
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       128(SI), Z7
@@ -2051,13 +2225,13 @@ s1_keys136:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys136
+	JMP           s1_keys140
 
-s1_keys_done137:
+s1_keys_done141:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done139
+	JZ    s1_key_tail_done143
 
-s1_key_tail138:
+s1_key_tail142:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2118,29 +2292,29 @@ s1_key_tail138:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail138
+	JNZ           s1_key_tail142
 
-s1_key_tail_done139:
+s1_key_tail_done143:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows134
+	JMP  s1_rows138
 
-s1_rows_done135:
+s1_rows_done139:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done141
+	JZ    s1_row_tail_done145
 
-s1_row_tail140:
+s1_row_tail144:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done143
+	JZ    s1_row_tail_key_done147
 
-s1_row_tail_key142:
+s1_row_tail_key146:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2158,40 +2332,40 @@ s1_row_tail_key142:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key142
+	JNZ           s1_row_tail_key146
 
-s1_row_tail_key_done143:
+s1_row_tail_key_done147:
 	ADDQ $0x00000080, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail140
+	JNZ  s1_row_tail144
 
-s1_row_tail_done141:
+s1_row_tail_done145:
 	VZEROUPPER
 	RET
 
-kv_groups133:
+kv_groups137:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key144
+	JNZ   kv_by_key148
 
-kb_keys145:
+kb_keys149:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done146
+	JL    kb_keys_done150
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done148
+	JZ    kb_query_done152
 
-kb_query147:
+kb_query151:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done150
+	JZ    kb_group_done154
 
-kb_group149:
+kb_group153:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2206,7 +2380,7 @@ kb_group149:
 	PREFETCHT1 64(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows151:
+kb_rows155:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       128(DI), Z7
@@ -2312,51 +2486,51 @@ kb_rows151:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows151
+	JNZ           kb_rows155
 	ADDQ          $0x00000080, R9
 	DECQ          R12
-	JNZ           kb_group149
+	JNZ           kb_group153
 
-kb_group_done150:
+kb_group_done154:
 	DECQ R11
-	JNZ  kb_query147
+	JNZ  kb_query151
 
-kb_query_done148:
+kb_query_done152:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys145
+	JMP  kb_keys149
 
-kb_keys_done146:
-kv_by_key144:
+kb_keys_done150:
+kv_by_key148:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done153
+	JZ     kv_key_done157
 
-kv_key152:
+kv_key156:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done155
+	JZ    kv_query_done159
 
-kv_query154:
+kv_query158:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done157
+	JZ    kv_group_done161
 
-kv_group156:
+kv_group160:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Z0
 	VMOVUPS    64(R9), Z1
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done159
+	JZ         kv_head_done163
 
-kv_head158:
+kv_head162:
 	VMULPS        (SI), Z0, Z2
 	VMULPS        64(SI), Z1, Z3
 	VADDPS        Z3, Z2, Z2
@@ -2372,24 +2546,24 @@ kv_head158:
 	ADDQ          $0x00000080, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head158
+	JNZ           kv_head162
 
-kv_head_done159:
+kv_head_done163:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  kv_group156
+	JNZ  kv_group160
 
-kv_group_done157:
+kv_group_done161:
 	DECQ R11
-	JNZ  kv_query154
+	JNZ  kv_query158
 
-kv_query_done155:
+kv_query_done159:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key152
+	JNZ  kv_key156
 
-kv_key_done153:
+kv_key_done157:
 	VZEROUPPER
 	RET
 
@@ -2403,7 +2577,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups160
+	JNE   kv_groups164
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2411,9 +2585,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done162
+	JZ    v1_row_done166
 
-v1_row161:
+v1_row165:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2423,45 +2597,45 @@ v1_row161:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done164
+	JZ           v1_key_done168
 
-v1_key163:
+v1_key167:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero165
+	JZ           v1_zero169
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 
-v1_zero165:
+v1_zero169:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key163
+	JNZ  v1_key167
 
-v1_key_done164:
+v1_key_done168:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	ADDQ    $0x00000080, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row161
+	JNZ     v1_row165
 
-v1_row_done162:
+v1_row_done166:
 	VZEROUPPER
 	RET
 
-kv_groups160:
+kv_groups164:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done167
+	JZ    kv_rescale_done171
 
-kv_rescale166:
+kv_rescale170:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2472,28 +2646,28 @@ kv_rescale166:
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale166
+	JNZ          kv_rescale170
 
-kv_rescale_done167:
+kv_rescale_done171:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys168:
+vb_keys172:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done169
+	JL    vb_keys_done173
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done171
+	JZ    vb_query_done175
 
-vb_query170:
+vb_query174:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done173
+	JZ    vb_group_done177
 
-vb_group172:
+vb_group176:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2508,9 +2682,9 @@ vb_group172:
 	PREFETCHT1 64(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row174
+	JNZ        vb_by_row178
 
-vb_rows176:
+vb_rows180:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -2523,142 +2697,142 @@ vb_rows176:
 	VMOVUPS      64(R9), Z9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero177
+	JZ           vh_zero181
 	VBROADCASTSS (R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
-vh_zero177:
+vh_zero181:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero178
+	JZ           vh_zero182
 	VBROADCASTSS (R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
-vh_zero178:
+vh_zero182:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero179
-	VBROADCASTSS (R8)(BX*2), Z10
-	VFMADD231PS  Z8, Z10, Z4
-	VFMADD231PS  Z9, Z10, Z5
-
-vh_zero179:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero180
-	VBROADCASTSS (R8)(R15*1), Z10
-	VFMADD231PS  Z8, Z10, Z6
-	VFMADD231PS  Z9, Z10, Z7
-
-vh_zero180:
-	VMOVUPS      (R9)(DX*1), Z8
-	VMOVUPS      64(R9)(DX*1), Z9
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero181
-	VBROADCASTSS 4(R8), Z10
-	VFMADD231PS  Z8, Z10, Z0
-	VFMADD231PS  Z9, Z10, Z1
-
-vh_zero181:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero182
-	VBROADCASTSS 4(R8)(BX*1), Z10
-	VFMADD231PS  Z8, Z10, Z2
-	VFMADD231PS  Z9, Z10, Z3
-
-vh_zero182:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero183
-	VBROADCASTSS 4(R8)(BX*2), Z10
+	VBROADCASTSS (R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero183:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero184
-	VBROADCASTSS 4(R8)(R15*1), Z10
+	VBROADCASTSS (R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero184:
-	VMOVUPS      (R9)(DX*2), Z8
-	VMOVUPS      64(R9)(DX*2), Z9
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z8
+	VMOVUPS      64(R9)(DX*1), Z9
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero185
-	VBROADCASTSS 8(R8), Z10
+	VBROADCASTSS 4(R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
 vh_zero185:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero186
-	VBROADCASTSS 8(R8)(BX*1), Z10
+	VBROADCASTSS 4(R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
 vh_zero186:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero187
-	VBROADCASTSS 8(R8)(BX*2), Z10
+	VBROADCASTSS 4(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero187:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero188
-	VBROADCASTSS 8(R8)(R15*1), Z10
+	VBROADCASTSS 4(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero188:
-	VMOVUPS      (R9)(R10*1), Z8
-	VMOVUPS      64(R9)(R10*1), Z9
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z8
+	VMOVUPS      64(R9)(DX*2), Z9
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero189
-	VBROADCASTSS 12(R8), Z10
+	VBROADCASTSS 8(R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
 vh_zero189:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero190
-	VBROADCASTSS 12(R8)(BX*1), Z10
+	VBROADCASTSS 8(R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
 vh_zero190:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero191
-	VBROADCASTSS 12(R8)(BX*2), Z10
+	VBROADCASTSS 8(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero191:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero192
-	VBROADCASTSS 12(R8)(R15*1), Z10
+	VBROADCASTSS 8(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero192:
+	VMOVUPS      (R9)(R10*1), Z8
+	VMOVUPS      64(R9)(R10*1), Z9
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero193
+	VBROADCASTSS 12(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero193:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero194
+	VBROADCASTSS 12(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero194:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero195
+	VBROADCASTSS 12(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero195:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS 12(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero196:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -2673,104 +2847,104 @@ vh_zero192:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows176
-	JMP     vb_group_next175
+	JNZ     vb_rows180
+	JMP     vb_group_next179
 
-vb_by_row174:
+vb_by_row178:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done194
+	JZ    vb_head_done198
 
-vb_head193:
+vb_head197:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero195
+	JZ           vb_zero199
 	VBROADCASTSS (R8), Z2
 	VFMADD231PS  (R9), Z2, Z0
 	VFMADD231PS  64(R9), Z2, Z1
 
-vb_zero195:
+vb_zero199:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero196
+	JZ           vb_zero200
 	VBROADCASTSS 4(R8), Z2
 	VFMADD231PS  (R9)(DX*1), Z2, Z0
 	VFMADD231PS  64(R9)(DX*1), Z2, Z1
 
-vb_zero196:
+vb_zero200:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero197
+	JZ           vb_zero201
 	VBROADCASTSS 8(R8), Z2
 	VFMADD231PS  (R9)(DX*2), Z2, Z0
 	VFMADD231PS  64(R9)(DX*2), Z2, Z1
 
-vb_zero197:
+vb_zero201:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero198
+	JZ           vb_zero202
 	VBROADCASTSS 12(R8), Z2
 	VFMADD231PS  (R9)(R10*1), Z2, Z0
 	VFMADD231PS  64(R9)(R10*1), Z2, Z1
 
-vb_zero198:
+vb_zero202:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ    $0x00000080, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head193
+	JNZ     vb_head197
 
-vb_head_done194:
-vb_group_next175:
+vb_head_done198:
+vb_group_next179:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  vb_group172
+	JNZ  vb_group176
 
-vb_group_done173:
+vb_group_done177:
 	DECQ R11
-	JNZ  vb_query170
+	JNZ  vb_query174
 
-vb_query_done171:
+vb_query_done175:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys168
+	JMP  vb_keys172
 
-vb_keys_done169:
+vb_keys_done173:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done200
+	JZ     kv_key_done204
 
-kv_key199:
+kv_key203:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done202
+	JZ    kv_query_done206
 
-kv_query201:
+kv_query205:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done204
+	JZ    kv_group_done208
 
-kv_group203:
+kv_group207:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Z0
 	VMOVUPS    64(R9), Z1
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done206
+	JZ         kv_head_done210
 
-kv_head205:
+kv_head209:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero207
+	JZ           kv_zero211
 	VBROADCASTSS (R8), Z2
 	VMOVUPS      (SI), Z3
 	VFMADD231PS  Z0, Z2, Z3
@@ -2779,28 +2953,28 @@ kv_head205:
 	VFMADD231PS  Z1, Z2, Z3
 	VMOVUPS      Z3, 64(SI)
 
-kv_zero207:
+kv_zero211:
 	ADDQ $0x00000080, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head205
+	JNZ  kv_head209
 
-kv_head_done206:
+kv_head_done210:
 	ADDQ $0x00000080, R9
 	DECQ R13
-	JNZ  kv_group203
+	JNZ  kv_group207
 
-kv_group_done204:
+kv_group_done208:
 	DECQ R12
-	JNZ  kv_query201
+	JNZ  kv_query205
 
-kv_query_done202:
+kv_query_done206:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key199
+	JNZ  kv_key203
 
-kv_key_done200:
+kv_key_done204:
 	VZEROUPPER
 	RET
 
@@ -2813,9 +2987,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop209:
+loop213:
 	CMPQ    CX, $0x00000020
-	JB      loop_end210
+	JB      loop_end214
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2826,23 +3000,23 @@ loop209:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop209
+	JMP     loop213
 
-loop_end210:
-loop211:
+loop_end214:
+loop215:
 	CMPQ    CX, $0x00000010
-	JB      loop_end212
+	JB      loop_end216
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop211
+	JMP     loop215
 
-loop_end212:
+loop_end216:
 	TESTQ     CX, CX
-	JZ        loop_done208
+	JZ        loop_done212
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2850,7 +3024,7 @@ loop_end212:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done208:
+loop_done212:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2860,10 +3034,10 @@ loop_done208:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store213
+	JZ            max_store217
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store213:
+max_store217:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2890,9 +3064,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop215:
+loop219:
 	CMPQ         CX, $0x00000010
-	JB           loop_end216
+	JB           loop_end220
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2914,11 +3088,11 @@ loop215:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop215
+	JMP          loop219
 
-loop_end216:
+loop_end220:
 	TESTQ        CX, CX
-	JZ           loop_done214
+	JZ           loop_done218
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2942,7 +3116,7 @@ loop_end216:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done214:
+loop_done218:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -2964,6 +3138,26 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_0<>+0(SB)/4, $0x00000000
+DATA far_dup8_0<>+4(SB)/4, $0x00000000
+DATA far_dup8_0<>+8(SB)/4, $0x00000001
+DATA far_dup8_0<>+12(SB)/4, $0x00000001
+DATA far_dup8_0<>+16(SB)/4, $0x00000002
+DATA far_dup8_0<>+20(SB)/4, $0x00000002
+DATA far_dup8_0<>+24(SB)/4, $0x00000003
+DATA far_dup8_0<>+28(SB)/4, $0x00000003
+GLOBL far_dup8_0<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_1<>+0(SB)/4, $0x00000004
+DATA far_dup8_1<>+4(SB)/4, $0x00000004
+DATA far_dup8_1<>+8(SB)/4, $0x00000005
+DATA far_dup8_1<>+12(SB)/4, $0x00000005
+DATA far_dup8_1<>+16(SB)/4, $0x00000006
+DATA far_dup8_1<>+20(SB)/4, $0x00000006
+DATA far_dup8_1<>+24(SB)/4, $0x00000007
+DATA far_dup8_1<>+28(SB)/4, $0x00000007
+GLOBL far_dup8_1<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -3088,6 +3282,42 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_0<>+0(SB)/4, $0x00000000
+DATA far_dup16_0<>+4(SB)/4, $0x00000000
+DATA far_dup16_0<>+8(SB)/4, $0x00000001
+DATA far_dup16_0<>+12(SB)/4, $0x00000001
+DATA far_dup16_0<>+16(SB)/4, $0x00000002
+DATA far_dup16_0<>+20(SB)/4, $0x00000002
+DATA far_dup16_0<>+24(SB)/4, $0x00000003
+DATA far_dup16_0<>+28(SB)/4, $0x00000003
+DATA far_dup16_0<>+32(SB)/4, $0x00000004
+DATA far_dup16_0<>+36(SB)/4, $0x00000004
+DATA far_dup16_0<>+40(SB)/4, $0x00000005
+DATA far_dup16_0<>+44(SB)/4, $0x00000005
+DATA far_dup16_0<>+48(SB)/4, $0x00000006
+DATA far_dup16_0<>+52(SB)/4, $0x00000006
+DATA far_dup16_0<>+56(SB)/4, $0x00000007
+DATA far_dup16_0<>+60(SB)/4, $0x00000007
+GLOBL far_dup16_0<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_1<>+0(SB)/4, $0x00000008
+DATA far_dup16_1<>+4(SB)/4, $0x00000008
+DATA far_dup16_1<>+8(SB)/4, $0x00000009
+DATA far_dup16_1<>+12(SB)/4, $0x00000009
+DATA far_dup16_1<>+16(SB)/4, $0x0000000a
+DATA far_dup16_1<>+20(SB)/4, $0x0000000a
+DATA far_dup16_1<>+24(SB)/4, $0x0000000b
+DATA far_dup16_1<>+28(SB)/4, $0x0000000b
+DATA far_dup16_1<>+32(SB)/4, $0x0000000c
+DATA far_dup16_1<>+36(SB)/4, $0x0000000c
+DATA far_dup16_1<>+40(SB)/4, $0x0000000d
+DATA far_dup16_1<>+44(SB)/4, $0x0000000d
+DATA far_dup16_1<>+48(SB)/4, $0x0000000e
+DATA far_dup16_1<>+52(SB)/4, $0x0000000e
+DATA far_dup16_1<>+56(SB)/4, $0x0000000f
+DATA far_dup16_1<>+60(SB)/4, $0x0000000f
+GLOBL far_dup16_1<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

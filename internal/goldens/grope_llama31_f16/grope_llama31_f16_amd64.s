@@ -1386,6 +1386,264 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done37
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Y0
+	VMOVUPS 393472(CX)(SI*1), Y1
+	VMOVUPS 262144(CX)(R9*1), Y2
+	VMOVUPS 262400(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131072(CX)(R8*1), Y0
+	VMOVUPS 131328(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS 256(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y0, 256(AX)
+	VMOVUPS 393248(CX)(SI*1), Y0
+	VMOVUPS 393504(CX)(SI*1), Y1
+	VMOVUPS 262176(CX)(R9*1), Y2
+	VMOVUPS 262432(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131104(CX)(R8*1), Y0
+	VMOVUPS 131360(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 288(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 32(AX)
+	VMOVUPS Y0, 288(AX)
+	VMOVUPS 393280(CX)(SI*1), Y0
+	VMOVUPS 393536(CX)(SI*1), Y1
+	VMOVUPS 262208(CX)(R9*1), Y2
+	VMOVUPS 262464(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131136(CX)(R8*1), Y0
+	VMOVUPS 131392(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 64(CX)(DI*1), Y1
+	VMOVUPS 320(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 64(AX)
+	VMOVUPS Y0, 320(AX)
+	VMOVUPS 393312(CX)(SI*1), Y0
+	VMOVUPS 393568(CX)(SI*1), Y1
+	VMOVUPS 262240(CX)(R9*1), Y2
+	VMOVUPS 262496(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131168(CX)(R8*1), Y0
+	VMOVUPS 131424(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 96(CX)(DI*1), Y1
+	VMOVUPS 352(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y0, 352(AX)
+	VMOVUPS 393344(CX)(SI*1), Y0
+	VMOVUPS 393600(CX)(SI*1), Y1
+	VMOVUPS 262272(CX)(R9*1), Y2
+	VMOVUPS 262528(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131200(CX)(R8*1), Y0
+	VMOVUPS 131456(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 128(CX)(DI*1), Y1
+	VMOVUPS 384(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y0, 384(AX)
+	VMOVUPS 393376(CX)(SI*1), Y0
+	VMOVUPS 393632(CX)(SI*1), Y1
+	VMOVUPS 262304(CX)(R9*1), Y2
+	VMOVUPS 262560(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131232(CX)(R8*1), Y0
+	VMOVUPS 131488(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 160(CX)(DI*1), Y1
+	VMOVUPS 416(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 160(AX)
+	VMOVUPS Y0, 416(AX)
+	VMOVUPS 393408(CX)(SI*1), Y0
+	VMOVUPS 393664(CX)(SI*1), Y1
+	VMOVUPS 262336(CX)(R9*1), Y2
+	VMOVUPS 262592(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131264(CX)(R8*1), Y0
+	VMOVUPS 131520(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 192(CX)(DI*1), Y1
+	VMOVUPS 448(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 192(AX)
+	VMOVUPS Y0, 448(AX)
+	VMOVUPS 393440(CX)(SI*1), Y0
+	VMOVUPS 393696(CX)(SI*1), Y1
+	VMOVUPS 262368(CX)(R9*1), Y2
+	VMOVUPS 262624(CX)(R9*1), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y2, Y1, Y1
+	VMULPS  Y3, Y0, Y0
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS 131296(CX)(R8*1), Y0
+	VMOVUPS 131552(CX)(R8*1), Y2
+	VMULPS  Y0, Y4, Y3
+	VMULPS  Y2, Y1, Y5
+	VSUBPS  Y5, Y3, Y3
+	VMULPS  Y0, Y1, Y0
+	VMULPS  Y2, Y4, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS 224(CX)(DI*1), Y1
+	VMOVUPS 480(CX)(DI*1), Y2
+	VMULPS  Y1, Y3, Y4
+	VMULPS  Y2, Y0, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y1, Y0, Y0
+	VMULPS  Y2, Y3, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, 224(AX)
+	VMOVUPS Y0, 480(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1396,23 +1654,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1653,13 +1911,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1743,27 +2001,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1807,40 +2065,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1879,7 +2137,7 @@ kb_group53:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2121,42 +2379,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2177,9 +2435,9 @@ kv_group60:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2213,24 +2471,24 @@ kv_head62:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -2244,7 +2502,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2252,9 +2510,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2284,12 +2542,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2304,13 +2562,13 @@ v1_key67:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2336,25 +2594,25 @@ v1_key_done68:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done71
+	JZ           v1_key_done73
 
-v1_key70:
+v1_key72:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero72
+	JZ           v1_zero74
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero72:
+v1_zero74:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key70
+	JNZ  v1_key72
 
-v1_key_done71:
+v1_key_done73:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2363,22 +2621,22 @@ v1_key_done71:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done74
+	JZ    kv_rescale_done76
 
-kv_rescale73:
+kv_rescale75:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2431,28 +2689,28 @@ kv_rescale73:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale73
+	JNZ          kv_rescale75
 
-kv_rescale_done74:
+kv_rescale_done76:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys75:
+vb_keys77:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done76
+	JL    vb_keys_done78
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done78
+	JZ    vb_query_done80
 
-vb_query77:
+vb_query79:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done80
+	JZ    vb_group_done82
 
-vb_group79:
+vb_group81:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2491,9 +2749,9 @@ vb_group79:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row81
+	JNZ        vb_by_row83
 
-vb_rows83:
+vb_rows85:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2508,96 +2766,96 @@ vb_rows83:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero84:
+vh_zero86:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero85:
+vh_zero87:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero88:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero89:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero90:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero91:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero92:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero93:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2620,96 +2878,96 @@ vh_zero91:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero94:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero96:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero97:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero98:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero99
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero99:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero100
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero100:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero101
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero101:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2732,96 +2990,96 @@ vh_zero99:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero102
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero102:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero103
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero104
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero104:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero105
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero105:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero106
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero106:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero107
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero107:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero108
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero108:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero109
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero109:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -2844,96 +3102,96 @@ vh_zero107:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero110
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero110:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero111
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero112
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero112:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero113
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero113:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero114
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero114:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero115
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero115:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero116
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero116:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero117
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero117:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -2946,15 +3204,15 @@ vh_zero115:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows83
-	JMP     vb_group_next82
+	JNZ     vb_rows85
+	JMP     vb_group_next84
 
-vb_by_row81:
+vb_by_row83:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done117
+	JZ    vb_head_done119
 
-vb_head116:
+vb_head118:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2969,7 +3227,7 @@ vb_head116:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero118
+	JZ           vb_zero120
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2984,10 +3242,10 @@ vb_head116:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero118:
+vb_zero120:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero119
+	JZ           vb_zero121
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3002,10 +3260,10 @@ vb_zero118:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero119:
+vb_zero121:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero122
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3020,10 +3278,10 @@ vb_zero119:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero120:
+vb_zero122:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero123
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3038,7 +3296,7 @@ vb_zero120:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero121:
+vb_zero123:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3057,44 +3315,44 @@ vb_zero121:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero124
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero122:
+vb_zero124:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero125
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero123:
+vb_zero125:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero126
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero124:
+vb_zero126:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero127
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero125:
+vb_zero127:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3102,44 +3360,44 @@ vb_zero125:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head116
+	JNZ     vb_head118
 
-vb_head_done117:
-vb_group_next82:
+vb_head_done119:
+vb_group_next84:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group79
+	JNZ  vb_group81
 
-vb_group_done80:
+vb_group_done82:
 	DECQ R11
-	JNZ  vb_query77
+	JNZ  vb_query79
 
-vb_query_done78:
+vb_query_done80:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys75
+	JMP  vb_keys77
 
-vb_keys_done76:
+vb_keys_done78:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done127
+	JZ     kv_key_done129
 
-kv_key126:
+kv_key128:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done129
+	JZ    kv_query_done131
 
-kv_query128:
+kv_query130:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done131
+	JZ    kv_group_done133
 
-kv_group130:
+kv_group132:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3160,12 +3418,12 @@ kv_group130:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done133
+	JZ         kv_head_done135
 
-kv_head132:
+kv_head134:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero134
+	JZ           kv_zero136
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3216,28 +3474,28 @@ kv_head132:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero134:
+kv_zero136:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head132
+	JNZ  kv_head134
 
-kv_head_done133:
+kv_head_done135:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group130
+	JNZ  kv_group132
 
-kv_group_done131:
+kv_group_done133:
 	DECQ R12
-	JNZ  kv_query128
+	JNZ  kv_query130
 
-kv_query_done129:
+kv_query_done131:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key126
+	JNZ  kv_key128
 
-kv_key_done127:
+kv_key_done129:
 	VZEROUPPER
 	RET
 
@@ -3250,9 +3508,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop136:
+loop138:
 	CMPQ    CX, $0x00000010
-	JB      loop_end137
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3263,23 +3521,23 @@ loop136:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop136
+	JMP     loop138
 
-loop_end137:
-loop138:
+loop_end139:
+loop140:
 	CMPQ    CX, $0x00000008
-	JB      loop_end139
+	JB      loop_end141
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop138
+	JMP     loop140
 
-loop_end139:
+loop_end141:
 	TESTQ      CX, CX
-	JZ         loop_done135
+	JZ         loop_done137
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3289,7 +3547,7 @@ loop_end139:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done135:
+loop_done137:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3297,10 +3555,10 @@ loop_done135:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store140
+	JZ           max_store142
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store140:
+max_store142:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3320,9 +3578,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop142:
+loop144:
 	CMPQ         CX, $0x00000008
-	JB           loop_end143
+	JB           loop_end145
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3345,11 +3603,11 @@ loop142:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop142
+	JMP          loop144
 
-loop_end143:
+loop_end145:
 	TESTQ        CX, CX
-	JZ           loop_done141
+	JZ           loop_done143
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3375,7 +3633,7 @@ loop_end143:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done141:
+loop_done143:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3393,9 +3651,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop144:
+widen_loop146:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end145
+	JB        widen_loop_end147
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -3407,39 +3665,39 @@ widen_loop144:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop144
+	JMP       widen_loop146
 
-widen_loop_end145:
-widen_loop146:
+widen_loop_end147:
+widen_loop148:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end147
+	JB        widen_loop_end149
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop146
+	JMP       widen_loop148
 
-widen_loop_end147:
+widen_loop_end149:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail148
+	JZ        widen_tail150
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail148:
+widen_tail150:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail149
+	JZ        widen_tail151
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail149:
+widen_tail151:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail150
+	JZ        widen_tail152
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -3447,7 +3705,7 @@ widen_tail149:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail150:
+widen_tail152:
 	VZEROUPPER
 	RET
 
@@ -3461,23 +3719,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups151
+	JNE   kv_groups153
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows152:
+s1_rows154:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done153
+	JL   s1_rows_done155
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys154:
+s1_keys156:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done155
+	JL           s1_keys_done157
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3718,13 +3976,13 @@ s1_keys154:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys154
+	JMP          s1_keys156
 
-s1_keys_done155:
+s1_keys_done157:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done157
+	JZ    s1_key_tail_done159
 
-s1_key_tail156:
+s1_key_tail158:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -3840,27 +4098,27 @@ s1_key_tail156:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail156
+	JNZ          s1_key_tail158
 
-s1_key_tail_done157:
+s1_key_tail_done159:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows152
+	JMP  s1_rows154
 
-s1_rows_done153:
+s1_rows_done155:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done159
+	JZ    s1_row_tail_done161
 
-s1_row_tail158:
+s1_row_tail160:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done161
+	JZ    s1_row_tail_key_done163
 
-s1_row_tail_key160:
+s1_row_tail_key162:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -3920,40 +4178,40 @@ s1_row_tail_key160:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key160
+	JNZ          s1_row_tail_key162
 
-s1_row_tail_key_done161:
+s1_row_tail_key_done163:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail158
+	JNZ  s1_row_tail160
 
-s1_row_tail_done159:
+s1_row_tail_done161:
 	VZEROUPPER
 	RET
 
-kv_groups151:
+kv_groups153:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key162
+	JNZ   kv_by_key164
 
-kb_keys163:
+kb_keys165:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done164
+	JL    kb_keys_done166
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done166
+	JZ    kb_query_done168
 
-kb_query165:
+kb_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done168
+	JZ    kb_group_done170
 
-kb_group167:
+kb_group169:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3976,7 +4234,7 @@ kb_group167:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows169:
+kb_rows171:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -4218,42 +4476,42 @@ kb_rows169:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows169
+	JNZ          kb_rows171
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group167
+	JNZ          kb_group169
 
-kb_group_done168:
+kb_group_done170:
 	DECQ R11
-	JNZ  kb_query165
+	JNZ  kb_query167
 
-kb_query_done166:
+kb_query_done168:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys163
+	JMP  kb_keys165
 
-kb_keys_done164:
-kv_by_key162:
+kb_keys_done166:
+kv_by_key164:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done171
+	JZ     kv_key_done173
 
-kv_key170:
+kv_key172:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done173
+	JZ    kv_query_done175
 
-kv_query172:
+kv_query174:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done175
+	JZ    kv_group_done177
 
-kv_group174:
+kv_group176:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4270,9 +4528,9 @@ kv_group174:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done177
+	JZ         kv_head_done179
 
-kv_head176:
+kv_head178:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4312,24 +4570,24 @@ kv_head176:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head176
+	JNZ          kv_head178
 
-kv_head_done177:
+kv_head_done179:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group174
+	JNZ  kv_group176
 
-kv_group_done175:
+kv_group_done177:
 	DECQ R11
-	JNZ  kv_query172
+	JNZ  kv_query174
 
-kv_query_done173:
+kv_query_done175:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key170
+	JNZ  kv_key172
 
-kv_key_done171:
+kv_key_done173:
 	VZEROUPPER
 	RET
 
@@ -4343,7 +4601,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups178
+	JNE   kv_groups180
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4351,9 +4609,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done180
+	JZ    v1_row_done182
 
-v1_row179:
+v1_row181:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4383,12 +4641,12 @@ v1_row179:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done182
+	JZ           v1_key_done184
 
-v1_key181:
+v1_key183:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero183
+	JZ           v1_zero185
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y0, Y1
@@ -4415,13 +4673,13 @@ v1_key181:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero183:
+v1_zero185:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key181
+	JNZ  v1_key183
 
-v1_key_done182:
+v1_key_done184:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -4447,12 +4705,12 @@ v1_key_done182:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done185
+	JZ           v1_key_done187
 
-v1_key184:
+v1_key186:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero186
+	JZ           v1_zero188
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y0, Y1
@@ -4463,13 +4721,13 @@ v1_key184:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero186:
+v1_zero188:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key184
+	JNZ  v1_key186
 
-v1_key_done185:
+v1_key_done187:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -4478,22 +4736,22 @@ v1_key_done185:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row179
+	JNZ     v1_row181
 
-v1_row_done180:
+v1_row_done182:
 	VZEROUPPER
 	RET
 
-kv_groups178:
+kv_groups180:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done188
+	JZ    kv_rescale_done190
 
-kv_rescale187:
+kv_rescale189:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4546,28 +4804,28 @@ kv_rescale187:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale187
+	JNZ          kv_rescale189
 
-kv_rescale_done188:
+kv_rescale_done190:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys189:
+vb_keys191:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done190
+	JL    vb_keys_done192
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done192
+	JZ    vb_query_done194
 
-vb_query191:
+vb_query193:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done194
+	JZ    vb_group_done196
 
-vb_group193:
+vb_group195:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4590,9 +4848,9 @@ vb_group193:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row195
+	JNZ        vb_by_row197
 
-vb_rows197:
+vb_rows199:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4607,96 +4865,96 @@ vb_rows197:
 	VCVTPH2PS    48(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero200
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero198:
+vh_zero200:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero201
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero199:
+vh_zero201:
 	VCVTPH2PS    (R9)(DX*1), Y8
 	VCVTPH2PS    16(R9)(DX*1), Y9
 	VCVTPH2PS    32(R9)(DX*1), Y10
 	VCVTPH2PS    48(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero202
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero200:
+vh_zero202:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero203
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero201:
+vh_zero203:
 	VCVTPH2PS    (R9)(DX*2), Y8
 	VCVTPH2PS    16(R9)(DX*2), Y9
 	VCVTPH2PS    32(R9)(DX*2), Y10
 	VCVTPH2PS    48(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero204
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero202:
+vh_zero204:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero205
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero203:
+vh_zero205:
 	VCVTPH2PS    (R9)(R10*1), Y8
 	VCVTPH2PS    16(R9)(R10*1), Y9
 	VCVTPH2PS    32(R9)(R10*1), Y10
 	VCVTPH2PS    48(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero206
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero204:
+vh_zero206:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero207
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero205:
+vh_zero207:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4719,96 +4977,96 @@ vh_zero205:
 	VCVTPH2PS    112(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero208
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero206:
+vh_zero208:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero209
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero207:
+vh_zero209:
 	VCVTPH2PS    64(R9)(DX*1), Y8
 	VCVTPH2PS    80(R9)(DX*1), Y9
 	VCVTPH2PS    96(R9)(DX*1), Y10
 	VCVTPH2PS    112(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero210
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero208:
+vh_zero210:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero211
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero209:
+vh_zero211:
 	VCVTPH2PS    64(R9)(DX*2), Y8
 	VCVTPH2PS    80(R9)(DX*2), Y9
 	VCVTPH2PS    96(R9)(DX*2), Y10
 	VCVTPH2PS    112(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero212
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero210:
+vh_zero212:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero213
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero211:
+vh_zero213:
 	VCVTPH2PS    64(R9)(R10*1), Y8
 	VCVTPH2PS    80(R9)(R10*1), Y9
 	VCVTPH2PS    96(R9)(R10*1), Y10
 	VCVTPH2PS    112(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero214
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero212:
+vh_zero214:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero215
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero213:
+vh_zero215:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -4831,96 +5089,96 @@ vh_zero213:
 	VCVTPH2PS    176(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero216
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero214:
+vh_zero216:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero217
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero215:
+vh_zero217:
 	VCVTPH2PS    128(R9)(DX*1), Y8
 	VCVTPH2PS    144(R9)(DX*1), Y9
 	VCVTPH2PS    160(R9)(DX*1), Y10
 	VCVTPH2PS    176(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero218
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero216:
+vh_zero218:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero219
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero217:
+vh_zero219:
 	VCVTPH2PS    128(R9)(DX*2), Y8
 	VCVTPH2PS    144(R9)(DX*2), Y9
 	VCVTPH2PS    160(R9)(DX*2), Y10
 	VCVTPH2PS    176(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
+	JZ           vh_zero220
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero218:
+vh_zero220:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero219
+	JZ           vh_zero221
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero219:
+vh_zero221:
 	VCVTPH2PS    128(R9)(R10*1), Y8
 	VCVTPH2PS    144(R9)(R10*1), Y9
 	VCVTPH2PS    160(R9)(R10*1), Y10
 	VCVTPH2PS    176(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero222
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero220:
+vh_zero222:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero223
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero221:
+vh_zero223:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4943,96 +5201,96 @@ vh_zero221:
 	VCVTPH2PS    240(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero224
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero222:
+vh_zero224:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero225
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero223:
+vh_zero225:
 	VCVTPH2PS    192(R9)(DX*1), Y8
 	VCVTPH2PS    208(R9)(DX*1), Y9
 	VCVTPH2PS    224(R9)(DX*1), Y10
 	VCVTPH2PS    240(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero224
+	JZ           vh_zero226
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero224:
+vh_zero226:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero225
+	JZ           vh_zero227
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero225:
+vh_zero227:
 	VCVTPH2PS    192(R9)(DX*2), Y8
 	VCVTPH2PS    208(R9)(DX*2), Y9
 	VCVTPH2PS    224(R9)(DX*2), Y10
 	VCVTPH2PS    240(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero226
+	JZ           vh_zero228
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero226:
+vh_zero228:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero227
+	JZ           vh_zero229
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero227:
+vh_zero229:
 	VCVTPH2PS    192(R9)(R10*1), Y8
 	VCVTPH2PS    208(R9)(R10*1), Y9
 	VCVTPH2PS    224(R9)(R10*1), Y10
 	VCVTPH2PS    240(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero230
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero228:
+vh_zero230:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero229
+	JZ           vh_zero231
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero229:
+vh_zero231:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5045,15 +5303,15 @@ vh_zero229:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows197
-	JMP     vb_group_next196
+	JNZ     vb_rows199
+	JMP     vb_group_next198
 
-vb_by_row195:
+vb_by_row197:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done231
+	JZ    vb_head_done233
 
-vb_head230:
+vb_head232:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5068,7 +5326,7 @@ vb_head230:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero232
+	JZ           vb_zero234
 	VBROADCASTSS (R8), Y12
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5095,10 +5353,10 @@ vb_head230:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero232:
+vb_zero234:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero233
+	JZ           vb_zero235
 	VBROADCASTSS 4(R8), Y12
 	VCVTPH2PS    (R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5125,10 +5383,10 @@ vb_zero232:
 	VCVTPH2PS    176(R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero233:
+vb_zero235:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero234
+	JZ           vb_zero236
 	VBROADCASTSS 8(R8), Y12
 	VCVTPH2PS    (R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5155,10 +5413,10 @@ vb_zero233:
 	VCVTPH2PS    176(R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero234:
+vb_zero236:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero235
+	JZ           vb_zero237
 	VBROADCASTSS 12(R8), Y12
 	VCVTPH2PS    (R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5185,7 +5443,7 @@ vb_zero234:
 	VCVTPH2PS    176(R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero235:
+vb_zero237:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5204,7 +5462,7 @@ vb_zero235:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero236
+	JZ           vb_zero238
 	VBROADCASTSS (R8), Y4
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5215,10 +5473,10 @@ vb_zero235:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero236:
+vb_zero238:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero237
+	JZ           vb_zero239
 	VBROADCASTSS 4(R8), Y4
 	VCVTPH2PS    192(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5229,10 +5487,10 @@ vb_zero236:
 	VCVTPH2PS    240(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero237:
+vb_zero239:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero238
+	JZ           vb_zero240
 	VBROADCASTSS 8(R8), Y4
 	VCVTPH2PS    192(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5243,10 +5501,10 @@ vb_zero237:
 	VCVTPH2PS    240(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero238:
+vb_zero240:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero239
+	JZ           vb_zero241
 	VBROADCASTSS 12(R8), Y4
 	VCVTPH2PS    192(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5257,7 +5515,7 @@ vb_zero238:
 	VCVTPH2PS    240(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero239:
+vb_zero241:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5265,44 +5523,44 @@ vb_zero239:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head230
+	JNZ     vb_head232
 
-vb_head_done231:
-vb_group_next196:
+vb_head_done233:
+vb_group_next198:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group193
+	JNZ  vb_group195
 
-vb_group_done194:
+vb_group_done196:
 	DECQ R11
-	JNZ  vb_query191
+	JNZ  vb_query193
 
-vb_query_done192:
+vb_query_done194:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys189
+	JMP  vb_keys191
 
-vb_keys_done190:
+vb_keys_done192:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done241
+	JZ     kv_key_done243
 
-kv_key240:
+kv_key242:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done243
+	JZ    kv_query_done245
 
-kv_query242:
+kv_query244:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done245
+	JZ    kv_group_done247
 
-kv_group244:
+kv_group246:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5319,12 +5577,12 @@ kv_group244:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done247
+	JZ         kv_head_done249
 
-kv_head246:
+kv_head248:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero248
+	JZ           kv_zero250
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5381,28 +5639,28 @@ kv_head246:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero248:
+kv_zero250:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head246
+	JNZ  kv_head248
 
-kv_head_done247:
+kv_head_done249:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group244
+	JNZ  kv_group246
 
-kv_group_done245:
+kv_group_done247:
 	DECQ R12
-	JNZ  kv_query242
+	JNZ  kv_query244
 
-kv_query_done243:
+kv_query_done245:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key240
+	JNZ  kv_key242
 
-kv_key_done241:
+kv_key_done243:
 	VZEROUPPER
 	RET
 
@@ -5420,24 +5678,24 @@ TEXT ·scoresKVRope16AVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key249
+	JNZ   kv_by_key251
 
-kb_keys250:
+kb_keys252:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done251
+	JL    kb_keys_done253
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done253
+	JZ    kb_query_done255
 
-kb_query252:
+kb_query254:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done255
+	JZ    kb_group_done257
 
-kb_group254:
+kb_group256:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -5860,7 +6118,7 @@ kb_group254:
 	VMOVUPS      Y1, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows256:
+kb_rows258:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      512(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -6101,43 +6359,43 @@ kb_rows256:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows256
+	JNZ          kb_rows258
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group254
+	JNZ          kb_group256
 
-kb_group_done255:
+kb_group_done257:
 	DECQ R13
-	JNZ  kb_query252
+	JNZ  kb_query254
 
-kb_query_done253:
+kb_query_done255:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys250
+	JMP  kb_keys252
 
-kb_keys_done251:
-kv_by_key249:
+kb_keys_done253:
+kv_by_key251:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done258
+	JZ     kv_key_done260
 
-kv_key257:
+kv_key259:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done260
+	JZ    kv_query_done262
 
-kv_query259:
+kv_query261:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done262
+	JZ    kv_group_done264
 
-kv_group261:
+kv_group263:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -6253,9 +6511,9 @@ kv_group261:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done264
+	JZ           kv_head_done266
 
-kv_head263:
+kv_head265:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -6289,25 +6547,25 @@ kv_head263:
 	ADDQ         $0x00000200, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head263
+	JNZ          kv_head265
 
-kv_head_done264:
+kv_head_done266:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group261
+	JNZ  kv_group263
 
-kv_group_done262:
+kv_group_done264:
 	DECQ R13
-	JNZ  kv_query259
+	JNZ  kv_query261
 
-kv_query_done260:
+kv_query_done262:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key257
+	JNZ  kv_key259
 
-kv_key_done258:
+kv_key_done260:
 	VZEROUPPER
 	RET
 
@@ -6322,18 +6580,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done265
+	JZ     rope_done267
 	TESTL  R8, R8
-	JS     rope_inverse266
+	JS     rope_inverse268
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream267
+	JA     rope_stream269
 
-rope_token269:
+rope_token271:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -6347,14 +6605,14 @@ rope_token269:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done270
+	JZ      rope_heads_done272
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src271
+	JNE     rope_heads_from_src273
 
-rope_head272:
+rope_head274:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6389,13 +6647,13 @@ rope_head272:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head272
-	JMP         rope_heads_done270
+	JNZ         rope_head274
+	JMP         rope_heads_done272
 
-rope_heads_from_src271:
+rope_heads_from_src273:
 	MOVQ CX, R10
 
-rope_head273:
+rope_head275:
 	VCVTPH2PS   (R10), Z8
 	VCVTPH2PS   128(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6431,17 +6689,17 @@ rope_head273:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head273
+	JNZ         rope_head275
 
-rope_heads_done270:
+rope_heads_done272:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done274
+	JZ    rope_heads_done276
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head275:
+rope_head277:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6476,9 +6734,9 @@ rope_head275:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head275
+	JNZ         rope_head277
 
-rope_heads_done274:
+rope_heads_done276:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6488,11 +6746,11 @@ rope_heads_done274:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token269
-	JMP  rope_tokens_done268
+	JNZ  rope_token271
+	JMP  rope_tokens_done270
 
-rope_stream267:
-rope_token276:
+rope_stream269:
+rope_token278:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -6506,16 +6764,16 @@ rope_token276:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done277
+	JZ      rope_heads_done279
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src278
+	JNE     rope_heads_from_src280
 
-rope_head279:
+rope_head281:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -6554,13 +6812,13 @@ rope_head279:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head279
-	JMP         rope_heads_done277
+	JNZ         rope_head281
+	JMP         rope_heads_done279
 
-rope_heads_from_src278:
+rope_heads_from_src280:
 	MOVQ CX, R10
 
-rope_head280:
+rope_head282:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -6600,19 +6858,19 @@ rope_head280:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head280
+	JNZ         rope_head282
 
-rope_heads_done277:
+rope_heads_done279:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done281
+	JZ    rope_heads_done283
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head282:
+rope_head284:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -6651,9 +6909,9 @@ rope_head282:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head282
+	JNZ         rope_head284
 
-rope_heads_done281:
+rope_heads_done283:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6663,21 +6921,21 @@ rope_heads_done281:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token276
+	JNZ  rope_token278
 
-rope_tokens_done268:
-	JMP rope_done265
+rope_tokens_done270:
+	JMP rope_done267
 
-rope_inverse266:
+rope_inverse268:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream283
+	JA     rope_stream285
 
-rope_token285:
+rope_token287:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -6691,12 +6949,12 @@ rope_token285:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done286
+	JZ      rope_heads_done288
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head287:
+rope_head289:
 	VCVTPH2PS   (DX), Z8
 	VCVTPH2PS   128(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6731,19 +6989,19 @@ rope_head287:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head287
+	JNZ         rope_head289
 
-rope_heads_done286:
+rope_heads_done288:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token285
-	JMP  rope_tokens_done284
+	JNZ  rope_token287
+	JMP  rope_tokens_done286
 
-rope_stream283:
-rope_token288:
+rope_stream285:
+rope_token290:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -6757,14 +7015,14 @@ rope_token288:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done289
+	JZ      rope_heads_done291
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head290:
+rope_head292:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -6803,18 +7061,18 @@ rope_head290:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head290
+	JNZ         rope_head292
 
-rope_heads_done289:
+rope_heads_done291:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token288
+	JNZ  rope_token290
 
-rope_tokens_done284:
-rope_done265:
+rope_tokens_done286:
+rope_done267:
 	VZEROUPPER
 	RET
 
@@ -6828,9 +7086,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done291
+	JZ    combine_done293
 
-combine_token292:
+combine_token294:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -6934,9 +7192,9 @@ combine_token292:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token292
+	JNZ          combine_token294
 
-combine_done291:
+combine_done293:
 	VZEROUPPER
 	RET
 
@@ -7110,6 +7368,152 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done295
+
+far_token296:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Z0
+	VMOVUPS 393472(CX)(SI*1), Z1
+	VMOVUPS 262144(CX)(R9*1), Z2
+	VMOVUPS 262400(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131072(CX)(R8*1), Z0
+	VMOVUPS 131328(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (CX)(DI*1), Z1
+	VMOVUPS 256(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z0, 256(AX)
+	VMOVUPS 393280(CX)(SI*1), Z0
+	VMOVUPS 393536(CX)(SI*1), Z1
+	VMOVUPS 262208(CX)(R9*1), Z2
+	VMOVUPS 262464(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131136(CX)(R8*1), Z0
+	VMOVUPS 131392(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 64(CX)(DI*1), Z1
+	VMOVUPS 320(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z0, 320(AX)
+	VMOVUPS 393344(CX)(SI*1), Z0
+	VMOVUPS 393600(CX)(SI*1), Z1
+	VMOVUPS 262272(CX)(R9*1), Z2
+	VMOVUPS 262528(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131200(CX)(R8*1), Z0
+	VMOVUPS 131456(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 128(CX)(DI*1), Z1
+	VMOVUPS 384(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 128(AX)
+	VMOVUPS Z0, 384(AX)
+	VMOVUPS 393408(CX)(SI*1), Z0
+	VMOVUPS 393664(CX)(SI*1), Z1
+	VMOVUPS 262336(CX)(R9*1), Z2
+	VMOVUPS 262592(CX)(R9*1), Z3
+	VMULPS  Z2, Z0, Z4
+	VMULPS  Z3, Z1, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z2, Z1, Z1
+	VMULPS  Z3, Z0, Z0
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS 131264(CX)(R8*1), Z0
+	VMOVUPS 131520(CX)(R8*1), Z2
+	VMULPS  Z0, Z4, Z3
+	VMULPS  Z2, Z1, Z5
+	VSUBPS  Z5, Z3, Z3
+	VMULPS  Z0, Z1, Z0
+	VMULPS  Z2, Z4, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS 192(CX)(DI*1), Z1
+	VMOVUPS 448(CX)(DI*1), Z2
+	VMULPS  Z1, Z3, Z4
+	VMULPS  Z2, Z0, Z5
+	VSUBPS  Z5, Z4, Z4
+	VMULPS  Z1, Z0, Z0
+	VMULPS  Z2, Z3, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z0, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token296
+
+far_done295:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -7120,23 +7524,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups293
+	JNE   kv_groups297
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows294:
+s1_rows298:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done295
+	JL   s1_rows_done299
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys296:
+s1_keys300:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done297
+	JL            s1_keys_done301
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -7383,13 +7787,13 @@ s1_keys296:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys296
+	JMP           s1_keys300
 
-s1_keys_done297:
+s1_keys_done301:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done299
+	JZ    s1_key_tail_done303
 
-s1_key_tail298:
+s1_key_tail302:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7498,29 +7902,29 @@ s1_key_tail298:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail298
+	JNZ           s1_key_tail302
 
-s1_key_tail_done299:
+s1_key_tail_done303:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows294
+	JMP  s1_rows298
 
-s1_rows_done295:
+s1_rows_done299:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done301
+	JZ    s1_row_tail_done305
 
-s1_row_tail300:
+s1_row_tail304:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done303
+	JZ    s1_row_tail_key_done307
 
-s1_row_tail_key302:
+s1_row_tail_key306:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7550,40 +7954,40 @@ s1_row_tail_key302:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key302
+	JNZ           s1_row_tail_key306
 
-s1_row_tail_key_done303:
+s1_row_tail_key_done307:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail300
+	JNZ  s1_row_tail304
 
-s1_row_tail_done301:
+s1_row_tail_done305:
 	VZEROUPPER
 	RET
 
-kv_groups293:
+kv_groups297:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key304
+	JNZ   kv_by_key308
 
-kb_keys305:
+kb_keys309:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done306
+	JL    kb_keys_done310
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done308
+	JZ    kb_query_done312
 
-kb_query307:
+kb_query311:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done310
+	JZ    kb_group_done314
 
-kb_group309:
+kb_group313:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7622,7 +8026,7 @@ kb_group309:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows311:
+kb_rows315:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -7872,42 +8276,42 @@ kb_rows311:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows311
+	JNZ           kb_rows315
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group309
+	JNZ           kb_group313
 
-kb_group_done310:
+kb_group_done314:
 	DECQ R11
-	JNZ  kb_query307
+	JNZ  kb_query311
 
-kb_query_done308:
+kb_query_done312:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys305
+	JMP  kb_keys309
 
-kb_keys_done306:
-kv_by_key304:
+kb_keys_done310:
+kv_by_key308:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done313
+	JZ     kv_key_done317
 
-kv_key312:
+kv_key316:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done315
+	JZ    kv_query_done319
 
-kv_query314:
+kv_query318:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done317
+	JZ    kv_group_done321
 
-kv_group316:
+kv_group320:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7926,9 +8330,9 @@ kv_group316:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done319
+	JZ         kv_head_done323
 
-kv_head318:
+kv_head322:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -7950,24 +8354,24 @@ kv_head318:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head318
+	JNZ           kv_head322
 
-kv_head_done319:
+kv_head_done323:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group316
+	JNZ  kv_group320
 
-kv_group_done317:
+kv_group_done321:
 	DECQ R11
-	JNZ  kv_query314
+	JNZ  kv_query318
 
-kv_query_done315:
+kv_query_done319:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key312
+	JNZ  kv_key316
 
-kv_key_done313:
+kv_key_done317:
 	VZEROUPPER
 	RET
 
@@ -7981,7 +8385,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups320
+	JNE   kv_groups324
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7989,9 +8393,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done322
+	JZ    v1_row_done326
 
-v1_row321:
+v1_row325:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8013,12 +8417,12 @@ v1_row321:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done324
+	JZ           v1_key_done328
 
-v1_key323:
+v1_key327:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero325
+	JZ           v1_zero329
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -8029,13 +8433,13 @@ v1_key323:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero325:
+v1_zero329:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key323
+	JNZ  v1_key327
 
-v1_key_done324:
+v1_key_done328:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -8048,22 +8452,22 @@ v1_key_done324:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row321
+	JNZ     v1_row325
 
-v1_row_done322:
+v1_row_done326:
 	VZEROUPPER
 	RET
 
-kv_groups320:
+kv_groups324:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done327
+	JZ    kv_rescale_done331
 
-kv_rescale326:
+kv_rescale330:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8092,28 +8496,28 @@ kv_rescale326:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale326
+	JNZ          kv_rescale330
 
-kv_rescale_done327:
+kv_rescale_done331:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys328:
+vb_keys332:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done329
+	JL    vb_keys_done333
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done331
+	JZ    vb_query_done335
 
-vb_query330:
+vb_query334:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done333
+	JZ    vb_group_done337
 
-vb_group332:
+vb_group336:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -8152,9 +8556,9 @@ vb_group332:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row334
+	JNZ        vb_by_row338
 
-vb_rows336:
+vb_rows340:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8177,73 +8581,28 @@ vb_rows336:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero337
+	JZ           vh_zero341
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero337:
+vh_zero341:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero338
+	JZ           vh_zero342
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero338:
+vh_zero342:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero339
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero339:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero340
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero340:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero341
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero341:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero342
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero342:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero343
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8251,44 +8610,44 @@ vh_zero342:
 
 vh_zero343:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero344
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero344:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero345
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero345:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero346
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero346:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero347
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8296,44 +8655,44 @@ vh_zero346:
 
 vh_zero347:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero348
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero348:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero349
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero349:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero350
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero350:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero351
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8341,16 +8700,61 @@ vh_zero350:
 
 vh_zero351:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero352
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero352:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero353
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero353:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero354
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero354:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero355
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero355:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero356
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero356:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -8389,73 +8793,28 @@ vh_zero352:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero353
+	JZ           vh_zero357
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero353:
+vh_zero357:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero354
+	JZ           vh_zero358
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero354:
+vh_zero358:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero355
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero355:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero356
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero356:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero357
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero357:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero358
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero358:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero359
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8463,44 +8822,44 @@ vh_zero358:
 
 vh_zero359:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero360
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero360:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero361
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero361:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero362
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero362:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero363
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8508,44 +8867,44 @@ vh_zero362:
 
 vh_zero363:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero364
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero364:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero365
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero365:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero366
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero366:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero367
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8553,16 +8912,61 @@ vh_zero366:
 
 vh_zero367:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero368
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero368:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero369
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero369:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero370
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero370:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero371
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero371:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero372
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero372:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -8585,15 +8989,15 @@ vh_zero368:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows336
-	JMP     vb_group_next335
+	JNZ     vb_rows340
+	JMP     vb_group_next339
 
-vb_by_row334:
+vb_by_row338:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done370
+	JZ    vb_head_done374
 
-vb_head369:
+vb_head373:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8604,7 +9008,7 @@ vb_head369:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero371
+	JZ           vb_zero375
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -8615,10 +9019,10 @@ vb_head369:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero371:
+vb_zero375:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero372
+	JZ           vb_zero376
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -8629,10 +9033,10 @@ vb_zero371:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero372:
+vb_zero376:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero373
+	JZ           vb_zero377
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -8643,10 +9047,10 @@ vb_zero372:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero373:
+vb_zero377:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero374
+	JZ           vb_zero378
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -8657,7 +9061,7 @@ vb_zero373:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero374:
+vb_zero378:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8669,44 +9073,44 @@ vb_zero374:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head369
+	JNZ     vb_head373
 
-vb_head_done370:
-vb_group_next335:
+vb_head_done374:
+vb_group_next339:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group332
+	JNZ  vb_group336
 
-vb_group_done333:
+vb_group_done337:
 	DECQ R11
-	JNZ  vb_query330
+	JNZ  vb_query334
 
-vb_query_done331:
+vb_query_done335:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys328
+	JMP  vb_keys332
 
-vb_keys_done329:
+vb_keys_done333:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done376
+	JZ     kv_key_done380
 
-kv_key375:
+kv_key379:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done378
+	JZ    kv_query_done382
 
-kv_query377:
+kv_query381:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done380
+	JZ    kv_group_done384
 
-kv_group379:
+kv_group383:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8725,12 +9129,12 @@ kv_group379:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done382
+	JZ         kv_head_done386
 
-kv_head381:
+kv_head385:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero383
+	JZ           kv_zero387
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -8757,28 +9161,28 @@ kv_head381:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero383:
+kv_zero387:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head381
+	JNZ  kv_head385
 
-kv_head_done382:
+kv_head_done386:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group379
+	JNZ  kv_group383
 
-kv_group_done380:
+kv_group_done384:
 	DECQ R12
-	JNZ  kv_query377
+	JNZ  kv_query381
 
-kv_query_done378:
+kv_query_done382:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key375
+	JNZ  kv_key379
 
-kv_key_done376:
+kv_key_done380:
 	VZEROUPPER
 	RET
 
@@ -8791,9 +9195,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop385:
+loop389:
 	CMPQ    CX, $0x00000020
-	JB      loop_end386
+	JB      loop_end390
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -8804,23 +9208,23 @@ loop385:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop385
+	JMP     loop389
 
-loop_end386:
-loop387:
+loop_end390:
+loop391:
 	CMPQ    CX, $0x00000010
-	JB      loop_end388
+	JB      loop_end392
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop387
+	JMP     loop391
 
-loop_end388:
+loop_end392:
 	TESTQ     CX, CX
-	JZ        loop_done384
+	JZ        loop_done388
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8828,7 +9232,7 @@ loop_end388:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done384:
+loop_done388:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8838,10 +9242,10 @@ loop_done384:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store389
+	JZ            max_store393
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store389:
+max_store393:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8868,9 +9272,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop391:
+loop395:
 	CMPQ         CX, $0x00000010
-	JB           loop_end392
+	JB           loop_end396
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -8892,11 +9296,11 @@ loop391:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop391
+	JMP          loop395
 
-loop_end392:
+loop_end396:
 	TESTQ        CX, CX
-	JZ           loop_done390
+	JZ           loop_done394
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -8920,7 +9324,7 @@ loop_end392:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done390:
+loop_done394:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -8948,9 +9352,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop393:
+widen_loop397:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end394
+	JB        widen_loop_end398
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -8962,56 +9366,56 @@ widen_loop393:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop393
+	JMP       widen_loop397
 
-widen_loop_end394:
-widen_loop395:
+widen_loop_end398:
+widen_loop399:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end396
+	JB        widen_loop_end400
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop395
+	JMP       widen_loop399
 
-widen_loop_end396:
+widen_loop_end400:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail397
+	JZ          widen_tail401
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail397:
+widen_tail401:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail398
+	JZ          widen_tail402
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail398:
+widen_tail402:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail399
+	JZ          widen_tail403
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail399:
+widen_tail403:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail400
+	JZ          widen_tail404
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail400:
+widen_tail404:
 	VZEROUPPER
 	RET
 
@@ -9025,23 +9429,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups401
+	JNE   kv_groups405
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows402:
+s1_rows406:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done403
+	JL   s1_rows_done407
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys404:
+s1_keys408:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done405
+	JL            s1_keys_done409
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -9288,13 +9692,13 @@ s1_keys404:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys404
+	JMP           s1_keys408
 
-s1_keys_done405:
+s1_keys_done409:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done407
+	JZ    s1_key_tail_done411
 
-s1_key_tail406:
+s1_key_tail410:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -9435,29 +9839,29 @@ s1_key_tail406:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail406
+	JNZ           s1_key_tail410
 
-s1_key_tail_done407:
+s1_key_tail_done411:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows402
+	JMP  s1_rows406
 
-s1_rows_done403:
+s1_rows_done407:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done409
+	JZ    s1_row_tail_done413
 
-s1_row_tail408:
+s1_row_tail412:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done411
+	JZ    s1_row_tail_key_done415
 
-s1_row_tail_key410:
+s1_row_tail_key414:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -9495,40 +9899,40 @@ s1_row_tail_key410:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key410
+	JNZ           s1_row_tail_key414
 
-s1_row_tail_key_done411:
+s1_row_tail_key_done415:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail408
+	JNZ  s1_row_tail412
 
-s1_row_tail_done409:
+s1_row_tail_done413:
 	VZEROUPPER
 	RET
 
-kv_groups401:
+kv_groups405:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key412
+	JNZ   kv_by_key416
 
-kb_keys413:
+kb_keys417:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done414
+	JL    kb_keys_done418
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done416
+	JZ    kb_query_done420
 
-kb_query415:
+kb_query419:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done418
+	JZ    kb_group_done422
 
-kb_group417:
+kb_group421:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9551,7 +9955,7 @@ kb_group417:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows419:
+kb_rows423:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -9801,42 +10205,42 @@ kb_rows419:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows419
+	JNZ           kb_rows423
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group417
+	JNZ           kb_group421
 
-kb_group_done418:
+kb_group_done422:
 	DECQ R11
-	JNZ  kb_query415
+	JNZ  kb_query419
 
-kb_query_done416:
+kb_query_done420:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys413
+	JMP  kb_keys417
 
-kb_keys_done414:
-kv_by_key412:
+kb_keys_done418:
+kv_by_key416:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done421
+	JZ     kv_key_done425
 
-kv_key420:
+kv_key424:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done423
+	JZ    kv_query_done427
 
-kv_query422:
+kv_query426:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done425
+	JZ    kv_group_done429
 
-kv_group424:
+kv_group428:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9851,9 +10255,9 @@ kv_group424:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done427
+	JZ         kv_head_done431
 
-kv_head426:
+kv_head430:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -9875,24 +10279,24 @@ kv_head426:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head426
+	JNZ           kv_head430
 
-kv_head_done427:
+kv_head_done431:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group424
+	JNZ  kv_group428
 
-kv_group_done425:
+kv_group_done429:
 	DECQ R11
-	JNZ  kv_query422
+	JNZ  kv_query426
 
-kv_query_done423:
+kv_query_done427:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key420
+	JNZ  kv_key424
 
-kv_key_done421:
+kv_key_done425:
 	VZEROUPPER
 	RET
 
@@ -9906,7 +10310,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups428
+	JNE   kv_groups432
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9914,9 +10318,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done430
+	JZ    v1_row_done434
 
-v1_row429:
+v1_row433:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9938,12 +10342,12 @@ v1_row429:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done432
+	JZ           v1_key_done436
 
-v1_key431:
+v1_key435:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero433
+	JZ           v1_zero437
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -9962,13 +10366,13 @@ v1_key431:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero433:
+v1_zero437:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key431
+	JNZ  v1_key435
 
-v1_key_done432:
+v1_key_done436:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9981,22 +10385,22 @@ v1_key_done432:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row429
+	JNZ     v1_row433
 
-v1_row_done430:
+v1_row_done434:
 	VZEROUPPER
 	RET
 
-kv_groups428:
+kv_groups432:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done435
+	JZ    kv_rescale_done439
 
-kv_rescale434:
+kv_rescale438:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10025,28 +10429,28 @@ kv_rescale434:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale434
+	JNZ          kv_rescale438
 
-kv_rescale_done435:
+kv_rescale_done439:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys436:
+vb_keys440:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done437
+	JL    vb_keys_done441
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done439
+	JZ    vb_query_done443
 
-vb_query438:
+vb_query442:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done441
+	JZ    vb_group_done445
 
-vb_group440:
+vb_group444:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -10090,9 +10494,9 @@ vb_group440:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row442
+	JNZ        vb_by_row446
 
-vb_rows444:
+vb_rows448:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10115,73 +10519,28 @@ vb_rows444:
 	VCVTPH2PS    96(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero445
+	JZ           vh_zero449
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero445:
+vh_zero449:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero446
+	JZ           vh_zero450
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero446:
+vh_zero450:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero447
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero447:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero448
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero448:
-	VCVTPH2PS    (R9)(DX*1), Z16
-	VCVTPH2PS    32(R9)(DX*1), Z17
-	VCVTPH2PS    64(R9)(DX*1), Z18
-	VCVTPH2PS    96(R9)(DX*1), Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero449
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero449:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero450
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero450:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero451
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10189,44 +10548,44 @@ vh_zero450:
 
 vh_zero451:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero452
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero452:
-	VCVTPH2PS    (R9)(DX*2), Z16
-	VCVTPH2PS    32(R9)(DX*2), Z17
-	VCVTPH2PS    64(R9)(DX*2), Z18
-	VCVTPH2PS    96(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero453
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero453:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero454
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero454:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero455
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10234,44 +10593,44 @@ vh_zero454:
 
 vh_zero455:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero456
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero456:
-	VCVTPH2PS    (R9)(R11*1), Z16
-	VCVTPH2PS    32(R9)(R11*1), Z17
-	VCVTPH2PS    64(R9)(R11*1), Z18
-	VCVTPH2PS    96(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    (R9)(DX*2), Z16
+	VCVTPH2PS    32(R9)(DX*2), Z17
+	VCVTPH2PS    64(R9)(DX*2), Z18
+	VCVTPH2PS    96(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero457
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero457:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero458
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero458:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero459
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10279,44 +10638,44 @@ vh_zero458:
 
 vh_zero459:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero460
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero460:
-	VCVTPH2PS    (R10), Z16
-	VCVTPH2PS    32(R10), Z17
-	VCVTPH2PS    64(R10), Z18
-	VCVTPH2PS    96(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    (R9)(R11*1), Z16
+	VCVTPH2PS    32(R9)(R11*1), Z17
+	VCVTPH2PS    64(R9)(R11*1), Z18
+	VCVTPH2PS    96(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero461
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero461:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero462
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero462:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero463
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10324,44 +10683,44 @@ vh_zero462:
 
 vh_zero463:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero464
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero464:
-	VCVTPH2PS    (R10)(DX*1), Z16
-	VCVTPH2PS    32(R10)(DX*1), Z17
-	VCVTPH2PS    64(R10)(DX*1), Z18
-	VCVTPH2PS    96(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero465
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero465:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero466
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero466:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero467
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10369,44 +10728,44 @@ vh_zero466:
 
 vh_zero467:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero468
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero468:
-	VCVTPH2PS    (R10)(DX*2), Z16
-	VCVTPH2PS    32(R10)(DX*2), Z17
-	VCVTPH2PS    64(R10)(DX*2), Z18
-	VCVTPH2PS    96(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero469
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero469:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero470
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero470:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero471
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10414,44 +10773,44 @@ vh_zero470:
 
 vh_zero471:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero472
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero472:
-	VCVTPH2PS    (R10)(R11*1), Z16
-	VCVTPH2PS    32(R10)(R11*1), Z17
-	VCVTPH2PS    64(R10)(R11*1), Z18
-	VCVTPH2PS    96(R10)(R11*1), Z19
-	MOVL         28(R8), R15
+	VCVTPH2PS    (R10)(DX*2), Z16
+	VCVTPH2PS    32(R10)(DX*2), Z17
+	VCVTPH2PS    64(R10)(DX*2), Z18
+	VCVTPH2PS    96(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero473
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero473:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero474
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero474:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero475
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10459,16 +10818,61 @@ vh_zero474:
 
 vh_zero475:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero476
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero476:
+	VCVTPH2PS    (R10)(R11*1), Z16
+	VCVTPH2PS    32(R10)(R11*1), Z17
+	VCVTPH2PS    64(R10)(R11*1), Z18
+	VCVTPH2PS    96(R10)(R11*1), Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero477
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero477:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero478
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero478:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero479
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero479:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero480
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero480:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -10507,73 +10911,28 @@ vh_zero476:
 	VCVTPH2PS    224(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero477
+	JZ           vh_zero481
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero477:
+vh_zero481:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero478
+	JZ           vh_zero482
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero478:
+vh_zero482:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero479
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero479:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero480
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero480:
-	VCVTPH2PS    128(R9)(DX*1), Z16
-	VCVTPH2PS    160(R9)(DX*1), Z17
-	VCVTPH2PS    192(R9)(DX*1), Z18
-	VCVTPH2PS    224(R9)(DX*1), Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero481
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero481:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero482
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero482:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero483
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10581,44 +10940,44 @@ vh_zero482:
 
 vh_zero483:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero484
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero484:
-	VCVTPH2PS    128(R9)(DX*2), Z16
-	VCVTPH2PS    160(R9)(DX*2), Z17
-	VCVTPH2PS    192(R9)(DX*2), Z18
-	VCVTPH2PS    224(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    128(R9)(DX*1), Z16
+	VCVTPH2PS    160(R9)(DX*1), Z17
+	VCVTPH2PS    192(R9)(DX*1), Z18
+	VCVTPH2PS    224(R9)(DX*1), Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero485
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero485:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero486
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero486:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10626,44 +10985,44 @@ vh_zero486:
 
 vh_zero487:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero488:
-	VCVTPH2PS    128(R9)(R11*1), Z16
-	VCVTPH2PS    160(R9)(R11*1), Z17
-	VCVTPH2PS    192(R9)(R11*1), Z18
-	VCVTPH2PS    224(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    128(R9)(DX*2), Z16
+	VCVTPH2PS    160(R9)(DX*2), Z17
+	VCVTPH2PS    192(R9)(DX*2), Z18
+	VCVTPH2PS    224(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero489:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero490:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10671,44 +11030,44 @@ vh_zero490:
 
 vh_zero491:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero492:
-	VCVTPH2PS    128(R10), Z16
-	VCVTPH2PS    160(R10), Z17
-	VCVTPH2PS    192(R10), Z18
-	VCVTPH2PS    224(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    128(R9)(R11*1), Z16
+	VCVTPH2PS    160(R9)(R11*1), Z17
+	VCVTPH2PS    192(R9)(R11*1), Z18
+	VCVTPH2PS    224(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero493
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero493:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero494
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero494:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero495
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10716,44 +11075,44 @@ vh_zero494:
 
 vh_zero495:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero496
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero496:
-	VCVTPH2PS    128(R10)(DX*1), Z16
-	VCVTPH2PS    160(R10)(DX*1), Z17
-	VCVTPH2PS    192(R10)(DX*1), Z18
-	VCVTPH2PS    224(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    128(R10), Z16
+	VCVTPH2PS    160(R10), Z17
+	VCVTPH2PS    192(R10), Z18
+	VCVTPH2PS    224(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero497
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero497:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero498
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero498:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero499
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10761,44 +11120,44 @@ vh_zero498:
 
 vh_zero499:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero500
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero500:
-	VCVTPH2PS    128(R10)(DX*2), Z16
-	VCVTPH2PS    160(R10)(DX*2), Z17
-	VCVTPH2PS    192(R10)(DX*2), Z18
-	VCVTPH2PS    224(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    128(R10)(DX*1), Z16
+	VCVTPH2PS    160(R10)(DX*1), Z17
+	VCVTPH2PS    192(R10)(DX*1), Z18
+	VCVTPH2PS    224(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero501
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero501:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero502
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero502:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero503
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10806,44 +11165,44 @@ vh_zero502:
 
 vh_zero503:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero504
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero504:
-	VCVTPH2PS    128(R10)(R11*1), Z16
-	VCVTPH2PS    160(R10)(R11*1), Z17
-	VCVTPH2PS    192(R10)(R11*1), Z18
-	VCVTPH2PS    224(R10)(R11*1), Z19
-	MOVL         28(R8), R15
+	VCVTPH2PS    128(R10)(DX*2), Z16
+	VCVTPH2PS    160(R10)(DX*2), Z17
+	VCVTPH2PS    192(R10)(DX*2), Z18
+	VCVTPH2PS    224(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero505
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero505:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero506
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero506:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero507
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10851,16 +11210,61 @@ vh_zero506:
 
 vh_zero507:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero508
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero508:
+	VCVTPH2PS    128(R10)(R11*1), Z16
+	VCVTPH2PS    160(R10)(R11*1), Z17
+	VCVTPH2PS    192(R10)(R11*1), Z18
+	VCVTPH2PS    224(R10)(R11*1), Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero509
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero509:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero510
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero510:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero511
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero511:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero512
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero512:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -10883,15 +11287,15 @@ vh_zero508:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows444
-	JMP     vb_group_next443
+	JNZ     vb_rows448
+	JMP     vb_group_next447
 
-vb_by_row442:
+vb_by_row446:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done510
+	JZ    vb_head_done514
 
-vb_head509:
+vb_head513:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10902,7 +11306,7 @@ vb_head509:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero511
+	JZ           vb_zero515
 	VBROADCASTSS (R8), Z8
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10921,10 +11325,10 @@ vb_head509:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero511:
+vb_zero515:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero512
+	JZ           vb_zero516
 	VBROADCASTSS 4(R8), Z8
 	VCVTPH2PS    (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10943,10 +11347,10 @@ vb_zero511:
 	VCVTPH2PS    224(R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero512:
+vb_zero516:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero513
+	JZ           vb_zero517
 	VBROADCASTSS 8(R8), Z8
 	VCVTPH2PS    (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10965,10 +11369,10 @@ vb_zero512:
 	VCVTPH2PS    224(R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero513:
+vb_zero517:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero514
+	JZ           vb_zero518
 	VBROADCASTSS 12(R8), Z8
 	VCVTPH2PS    (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10987,10 +11391,10 @@ vb_zero513:
 	VCVTPH2PS    224(R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero514:
+vb_zero518:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero515
+	JZ           vb_zero519
 	VBROADCASTSS 16(R8), Z8
 	VCVTPH2PS    (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11009,10 +11413,10 @@ vb_zero514:
 	VCVTPH2PS    224(R10), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero515:
+vb_zero519:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero516
+	JZ           vb_zero520
 	VBROADCASTSS 20(R8), Z8
 	VCVTPH2PS    (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11031,10 +11435,10 @@ vb_zero515:
 	VCVTPH2PS    224(R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero516:
+vb_zero520:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero517
+	JZ           vb_zero521
 	VBROADCASTSS 24(R8), Z8
 	VCVTPH2PS    (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11053,10 +11457,10 @@ vb_zero516:
 	VCVTPH2PS    224(R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero517:
+vb_zero521:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero518
+	JZ           vb_zero522
 	VBROADCASTSS 28(R8), Z8
 	VCVTPH2PS    (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11075,7 +11479,7 @@ vb_zero517:
 	VCVTPH2PS    224(R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero518:
+vb_zero522:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -11087,44 +11491,44 @@ vb_zero518:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head509
+	JNZ     vb_head513
 
-vb_head_done510:
-vb_group_next443:
+vb_head_done514:
+vb_group_next447:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group440
+	JNZ  vb_group444
 
-vb_group_done441:
+vb_group_done445:
 	DECQ R12
-	JNZ  vb_query438
+	JNZ  vb_query442
 
-vb_query_done439:
+vb_query_done443:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys436
+	JMP  vb_keys440
 
-vb_keys_done437:
+vb_keys_done441:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done520
+	JZ     kv_key_done524
 
-kv_key519:
+kv_key523:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done522
+	JZ    kv_query_done526
 
-kv_query521:
+kv_query525:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done524
+	JZ    kv_group_done528
 
-kv_group523:
+kv_group527:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -11139,12 +11543,12 @@ kv_group523:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done526
+	JZ         kv_head_done530
 
-kv_head525:
+kv_head529:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero527
+	JZ           kv_zero531
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -11171,28 +11575,28 @@ kv_head525:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero527:
+kv_zero531:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head525
+	JNZ  kv_head529
 
-kv_head_done526:
+kv_head_done530:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group523
+	JNZ  kv_group527
 
-kv_group_done524:
+kv_group_done528:
 	DECQ R12
-	JNZ  kv_query521
+	JNZ  kv_query525
 
-kv_query_done522:
+kv_query_done526:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key519
+	JNZ  kv_key523
 
-kv_key_done520:
+kv_key_done524:
 	VZEROUPPER
 	RET
 
@@ -11210,24 +11614,24 @@ TEXT ·scoresKVRope16AVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key528
+	JNZ   kv_by_key532
 
-kb_keys529:
+kb_keys533:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done530
+	JL    kb_keys_done534
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done532
+	JZ    kb_query_done536
 
-kb_query531:
+kb_query535:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done534
+	JZ    kb_group_done538
 
-kb_group533:
+kb_group537:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -11458,7 +11862,7 @@ kb_group533:
 	VMOVUPS      Z1, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows535:
+kb_rows539:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       512(R9), Z7
 	VMOVUPS       1024(R9), Z11
@@ -11707,43 +12111,43 @@ kb_rows535:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows535
+	JNZ           kb_rows539
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group533
+	JNZ           kb_group537
 
-kb_group_done534:
+kb_group_done538:
 	DECQ R13
-	JNZ  kb_query531
+	JNZ  kb_query535
 
-kb_query_done532:
+kb_query_done536:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys529
+	JMP  kb_keys533
 
-kb_keys_done530:
-kv_by_key528:
+kb_keys_done534:
+kv_by_key532:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done537
+	JZ     kv_key_done541
 
-kv_key536:
+kv_key540:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done539
+	JZ    kv_query_done543
 
-kv_query538:
+kv_query542:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done541
+	JZ    kv_group_done545
 
-kv_group540:
+kv_group544:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -11793,9 +12197,9 @@ kv_group540:
 	VCVTPH2PS    Y0, Z7
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done543
+	JZ           kv_head_done547
 
-kv_head542:
+kv_head546:
 	VMULPS        (R8), Z2, Z0
 	VMULPS        64(R8), Z4, Z9
 	VFMADD231PS   128(R8), Z6, Z0
@@ -11817,25 +12221,25 @@ kv_head542:
 	ADDQ          $0x00000200, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head542
+	JNZ           kv_head546
 
-kv_head_done543:
+kv_head_done547:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group540
+	JNZ  kv_group544
 
-kv_group_done541:
+kv_group_done545:
 	DECQ R12
-	JNZ  kv_query538
+	JNZ  kv_query542
 
-kv_query_done539:
+kv_query_done543:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key536
+	JNZ  kv_key540
 
-kv_key_done537:
+kv_key_done541:
 	VZEROUPPER
 	RET
 

@@ -2675,6 +2675,314 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX2
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done69
+	VMOVUPS far_dup8_0<>+0(SB), Y0
+	VMOVUPS far_dup8_1<>+0(SB), Y1
+
+far_token70:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Y2
+	VMOVUPS 393472(CX)(SI*1), Y3
+	VMOVUPS 262144(CX)(R9*1), Y4
+	VMOVUPS 262400(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131072(CX)(R8*1), Y2
+	VMOVUPS 131328(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (CX)(DI*1), Y3
+	VMOVUPS 256(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, (AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 32(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 512(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 544(AX)
+	VMOVUPS 393248(CX)(SI*1), Y2
+	VMOVUPS 393504(CX)(SI*1), Y3
+	VMOVUPS 262176(CX)(R9*1), Y4
+	VMOVUPS 262432(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131104(CX)(R8*1), Y2
+	VMOVUPS 131360(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 32(CX)(DI*1), Y3
+	VMOVUPS 288(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 96(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 576(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 608(AX)
+	VMOVUPS 393280(CX)(SI*1), Y2
+	VMOVUPS 393536(CX)(SI*1), Y3
+	VMOVUPS 262208(CX)(R9*1), Y4
+	VMOVUPS 262464(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131136(CX)(R8*1), Y2
+	VMOVUPS 131392(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 64(CX)(DI*1), Y3
+	VMOVUPS 320(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 128(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 160(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 640(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 672(AX)
+	VMOVUPS 393312(CX)(SI*1), Y2
+	VMOVUPS 393568(CX)(SI*1), Y3
+	VMOVUPS 262240(CX)(R9*1), Y4
+	VMOVUPS 262496(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131168(CX)(R8*1), Y2
+	VMOVUPS 131424(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 96(CX)(DI*1), Y3
+	VMOVUPS 352(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 192(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 224(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 704(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 736(AX)
+	VMOVUPS 393344(CX)(SI*1), Y2
+	VMOVUPS 393600(CX)(SI*1), Y3
+	VMOVUPS 262272(CX)(R9*1), Y4
+	VMOVUPS 262528(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131200(CX)(R8*1), Y2
+	VMOVUPS 131456(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 128(CX)(DI*1), Y3
+	VMOVUPS 384(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 256(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 288(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 768(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 800(AX)
+	VMOVUPS 393376(CX)(SI*1), Y2
+	VMOVUPS 393632(CX)(SI*1), Y3
+	VMOVUPS 262304(CX)(R9*1), Y4
+	VMOVUPS 262560(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131232(CX)(R8*1), Y2
+	VMOVUPS 131488(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 160(CX)(DI*1), Y3
+	VMOVUPS 416(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 320(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 352(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 832(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 864(AX)
+	VMOVUPS 393408(CX)(SI*1), Y2
+	VMOVUPS 393664(CX)(SI*1), Y3
+	VMOVUPS 262336(CX)(R9*1), Y4
+	VMOVUPS 262592(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131264(CX)(R8*1), Y2
+	VMOVUPS 131520(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 192(CX)(DI*1), Y3
+	VMOVUPS 448(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 384(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 416(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 896(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 928(AX)
+	VMOVUPS 393440(CX)(SI*1), Y2
+	VMOVUPS 393696(CX)(SI*1), Y3
+	VMOVUPS 262368(CX)(R9*1), Y4
+	VMOVUPS 262624(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 131296(CX)(R8*1), Y2
+	VMOVUPS 131552(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 224(CX)(DI*1), Y3
+	VMOVUPS 480(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 448(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 480(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 960(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 992(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token70
+
+far_done69:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX2(x []uint16, scales []float32, rowLen int)
 // Requires: AVX, AVX2
 TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
@@ -2683,13 +2991,13 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done69
+	JZ    scale16_done71
 	TESTQ BX, BX
-	JZ    scale16_done69
+	JZ    scale16_done71
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token70:
+scale16_token72:
 	VBROADCASTSS (CX), Y0
 	VBROADCASTSS c32_00400000<>+0(SB), Y1
 	VORPS        Y0, Y1, Y1
@@ -2700,9 +3008,9 @@ scale16_token70:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop71:
+scale16_loop73:
 	CMPQ           R8, $0x00000020
-	JB             scale16_loop_end72
+	JB             scale16_loop_end74
 	VBROADCASTI128 (DI), Y1
 	VPSHUFB        bf16widen<>+0(SB), Y1, Y1
 	VMULPS         Y0, Y1, Y1
@@ -2745,12 +3053,12 @@ scale16_loop71:
 	VMOVDQU        X1, 48(DI)
 	ADDQ           $0x00000040, DI
 	SUBQ           $0x00000020, R8
-	JMP            scale16_loop71
+	JMP            scale16_loop73
 
-scale16_loop_end72:
-scale16_loop73:
+scale16_loop_end74:
+scale16_loop75:
 	CMPQ           R8, $0x00000008
-	JB             scale16_loop_end74
+	JB             scale16_loop_end76
 	VBROADCASTI128 (DI), Y1
 	VPSHUFB        bf16widen<>+0(SB), Y1, Y1
 	VMULPS         Y0, Y1, Y1
@@ -2763,11 +3071,11 @@ scale16_loop73:
 	VMOVDQU        X1, (DI)
 	ADDQ           $0x00000010, DI
 	SUBQ           $0x00000008, R8
-	JMP            scale16_loop73
+	JMP            scale16_loop75
 
-scale16_loop_end74:
+scale16_loop_end76:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail75
+	JZ        scale16_tail77
 	VPMOVZXWD (DI), X1
 	VPSLLD    $0x10, X1, X1
 	VMULPS    X0, X1, X1
@@ -2780,9 +3088,9 @@ scale16_loop_end74:
 	VMOVQ     X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail75:
+scale16_tail77:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail76
+	JZ        scale16_tail78
 	VMOVD     (DI), X1
 	VPMOVZXWD X1, X1
 	VPSLLD    $0x10, X1, X1
@@ -2796,9 +3104,9 @@ scale16_tail75:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail76:
+scale16_tail78:
 	TESTQ   $0x00000001, R8
-	JZ      scale16_tail77
+	JZ      scale16_tail79
 	MOVWLZX (DI), R8
 	SHLL    $0x10, R8
 	VMOVD   R8, X1
@@ -2811,13 +3119,13 @@ scale16_tail76:
 	VPEXTRW $0x00, X0, (DI)
 	ADDQ    $0x00000002, DI
 
-scale16_tail77:
+scale16_tail79:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token70
+	JNZ  scale16_token72
 
-scale16_done69:
+scale16_done71:
 	VZEROUPPER
 	RET
 
@@ -2831,23 +3139,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups78
+	JNE   kv_groups80
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows79:
+s1_rows81:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done80
+	JL   s1_rows_done82
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys81:
+s1_keys83:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done82
+	JL           s1_keys_done84
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3088,13 +3396,13 @@ s1_keys81:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys81
+	JMP          s1_keys83
 
-s1_keys_done82:
+s1_keys_done84:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done84
+	JZ    s1_key_tail_done86
 
-s1_key_tail83:
+s1_key_tail85:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3178,27 +3486,27 @@ s1_key_tail83:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail83
+	JNZ          s1_key_tail85
 
-s1_key_tail_done84:
+s1_key_tail_done86:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows79
+	JMP  s1_rows81
 
-s1_rows_done80:
+s1_rows_done82:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done86
+	JZ    s1_row_tail_done88
 
-s1_row_tail85:
+s1_row_tail87:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done88
+	JZ    s1_row_tail_key_done90
 
-s1_row_tail_key87:
+s1_row_tail_key89:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3242,40 +3550,40 @@ s1_row_tail_key87:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key87
+	JNZ          s1_row_tail_key89
 
-s1_row_tail_key_done88:
+s1_row_tail_key_done90:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail85
+	JNZ  s1_row_tail87
 
-s1_row_tail_done86:
+s1_row_tail_done88:
 	VZEROUPPER
 	RET
 
-kv_groups78:
+kv_groups80:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key89
+	JNZ   kv_by_key91
 
-kb_keys90:
+kb_keys92:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done91
+	JL    kb_keys_done93
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done93
+	JZ    kb_query_done95
 
-kb_query92:
+kb_query94:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done95
+	JZ    kb_group_done97
 
-kb_group94:
+kb_group96:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3314,7 +3622,7 @@ kb_group94:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows96:
+kb_rows98:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -3556,42 +3864,42 @@ kb_rows96:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows96
+	JNZ          kb_rows98
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group94
+	JNZ          kb_group96
 
-kb_group_done95:
+kb_group_done97:
 	DECQ R11
-	JNZ  kb_query92
+	JNZ  kb_query94
 
-kb_query_done93:
+kb_query_done95:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys90
+	JMP  kb_keys92
 
-kb_keys_done91:
-kv_by_key89:
+kb_keys_done93:
+kv_by_key91:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done98
+	JZ     kv_key_done100
 
-kv_key97:
+kv_key99:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done100
+	JZ    kv_query_done102
 
-kv_query99:
+kv_query101:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done102
+	JZ    kv_group_done104
 
-kv_group101:
+kv_group103:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3612,9 +3920,9 @@ kv_group101:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done104
+	JZ         kv_head_done106
 
-kv_head103:
+kv_head105:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -3648,24 +3956,24 @@ kv_head103:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head103
+	JNZ          kv_head105
 
-kv_head_done104:
+kv_head_done106:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group101
+	JNZ  kv_group103
 
-kv_group_done102:
+kv_group_done104:
 	DECQ R11
-	JNZ  kv_query99
+	JNZ  kv_query101
 
-kv_query_done100:
+kv_query_done102:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key97
+	JNZ  kv_key99
 
-kv_key_done98:
+kv_key_done100:
 	VZEROUPPER
 	RET
 
@@ -3679,7 +3987,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups105
+	JNE   kv_groups107
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3687,9 +3995,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done107
+	JZ    v1_row_done109
 
-v1_row106:
+v1_row108:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3719,12 +4027,12 @@ v1_row106:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done109
+	JZ           v1_key_done111
 
-v1_key108:
+v1_key110:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero110
+	JZ           v1_zero112
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -3739,13 +4047,13 @@ v1_key108:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero110:
+v1_zero112:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key108
+	JNZ  v1_key110
 
-v1_key_done109:
+v1_key_done111:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -3771,25 +4079,25 @@ v1_key_done109:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done112
+	JZ           v1_key_done114
 
-v1_key111:
+v1_key113:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero113
+	JZ           v1_zero115
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero113:
+v1_zero115:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key111
+	JNZ  v1_key113
 
-v1_key_done112:
+v1_key_done114:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -3798,22 +4106,22 @@ v1_key_done112:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row106
+	JNZ     v1_row108
 
-v1_row_done107:
+v1_row_done109:
 	VZEROUPPER
 	RET
 
-kv_groups105:
+kv_groups107:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done115
+	JZ    kv_rescale_done117
 
-kv_rescale114:
+kv_rescale116:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3866,28 +4174,28 @@ kv_rescale114:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale114
+	JNZ          kv_rescale116
 
-kv_rescale_done115:
+kv_rescale_done117:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys116:
+vb_keys118:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done117
+	JL    vb_keys_done119
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done119
+	JZ    vb_query_done121
 
-vb_query118:
+vb_query120:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done121
+	JZ    vb_group_done123
 
-vb_group120:
+vb_group122:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3926,9 +4234,9 @@ vb_group120:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row122
+	JNZ        vb_by_row124
 
-vb_rows124:
+vb_rows126:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3943,96 +4251,96 @@ vb_rows124:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero127
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero127:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero128
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero128:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero129
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero129:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero130
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero130:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero131
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero131:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero132
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero132:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero133
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero133:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero134
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero134:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4055,96 +4363,96 @@ vh_zero132:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero135
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero135:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero136
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero136:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero137
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero137:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero138
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero138:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero139
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero139:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero140
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero140:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero141
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero141:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero142
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero142:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -4167,96 +4475,96 @@ vh_zero140:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero143
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero143:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero144
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero144:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero143
+	JZ           vh_zero145
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero143:
+vh_zero145:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero144
+	JZ           vh_zero146
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero144:
+vh_zero146:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero145
+	JZ           vh_zero147
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero145:
+vh_zero147:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero146
+	JZ           vh_zero148
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero146:
+vh_zero148:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero147
+	JZ           vh_zero149
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero147:
+vh_zero149:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero148
+	JZ           vh_zero150
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero148:
+vh_zero150:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4279,96 +4587,96 @@ vh_zero148:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero149
+	JZ           vh_zero151
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero149:
+vh_zero151:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero150
+	JZ           vh_zero152
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero150:
+vh_zero152:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero151
+	JZ           vh_zero153
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero151:
+vh_zero153:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero152
+	JZ           vh_zero154
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero152:
+vh_zero154:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero153
+	JZ           vh_zero155
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero153:
+vh_zero155:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero154
+	JZ           vh_zero156
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero154:
+vh_zero156:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero155
+	JZ           vh_zero157
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero155:
+vh_zero157:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero156
+	JZ           vh_zero158
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero156:
+vh_zero158:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4381,15 +4689,15 @@ vh_zero156:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows124
-	JMP     vb_group_next123
+	JNZ     vb_rows126
+	JMP     vb_group_next125
 
-vb_by_row122:
+vb_by_row124:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done158
+	JZ    vb_head_done160
 
-vb_head157:
+vb_head159:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4404,7 +4712,7 @@ vb_head157:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero159
+	JZ           vb_zero161
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -4419,10 +4727,10 @@ vb_head157:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero159:
+vb_zero161:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero160
+	JZ           vb_zero162
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -4437,10 +4745,10 @@ vb_zero159:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero160:
+vb_zero162:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero161
+	JZ           vb_zero163
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -4455,10 +4763,10 @@ vb_zero160:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero161:
+vb_zero163:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero162
+	JZ           vb_zero164
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -4473,7 +4781,7 @@ vb_zero161:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero162:
+vb_zero164:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4492,44 +4800,44 @@ vb_zero162:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero163
+	JZ           vb_zero165
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero163:
+vb_zero165:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero164
+	JZ           vb_zero166
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero164:
+vb_zero166:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero165
+	JZ           vb_zero167
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero165:
+vb_zero167:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero166
+	JZ           vb_zero168
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero166:
+vb_zero168:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4537,44 +4845,44 @@ vb_zero166:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head157
+	JNZ     vb_head159
 
-vb_head_done158:
-vb_group_next123:
+vb_head_done160:
+vb_group_next125:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group120
+	JNZ  vb_group122
 
-vb_group_done121:
+vb_group_done123:
 	DECQ R11
-	JNZ  vb_query118
+	JNZ  vb_query120
 
-vb_query_done119:
+vb_query_done121:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys116
+	JMP  vb_keys118
 
-vb_keys_done117:
+vb_keys_done119:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done168
+	JZ     kv_key_done170
 
-kv_key167:
+kv_key169:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done170
+	JZ    kv_query_done172
 
-kv_query169:
+kv_query171:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done172
+	JZ    kv_group_done174
 
-kv_group171:
+kv_group173:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4595,12 +4903,12 @@ kv_group171:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done174
+	JZ         kv_head_done176
 
-kv_head173:
+kv_head175:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero175
+	JZ           kv_zero177
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4651,28 +4959,28 @@ kv_head173:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero175:
+kv_zero177:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head173
+	JNZ  kv_head175
 
-kv_head_done174:
+kv_head_done176:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group171
+	JNZ  kv_group173
 
-kv_group_done172:
+kv_group_done174:
 	DECQ R12
-	JNZ  kv_query169
+	JNZ  kv_query171
 
-kv_query_done170:
+kv_query_done172:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key167
+	JNZ  kv_key169
 
-kv_key_done168:
+kv_key_done170:
 	VZEROUPPER
 	RET
 
@@ -4685,9 +4993,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop177:
+loop179:
 	CMPQ    CX, $0x00000010
-	JB      loop_end178
+	JB      loop_end180
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4698,23 +5006,23 @@ loop177:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop177
+	JMP     loop179
 
-loop_end178:
-loop179:
+loop_end180:
+loop181:
 	CMPQ    CX, $0x00000008
-	JB      loop_end180
+	JB      loop_end182
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop179
+	JMP     loop181
 
-loop_end180:
+loop_end182:
 	TESTQ      CX, CX
-	JZ         loop_done176
+	JZ         loop_done178
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4724,7 +5032,7 @@ loop_end180:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done176:
+loop_done178:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4732,10 +5040,10 @@ loop_done176:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store181
+	JZ           max_store183
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store181:
+max_store183:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4755,9 +5063,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop183:
+loop185:
 	CMPQ         CX, $0x00000008
-	JB           loop_end184
+	JB           loop_end186
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4780,11 +5088,11 @@ loop183:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop183
+	JMP          loop185
 
-loop_end184:
+loop_end186:
 	TESTQ        CX, CX
-	JZ           loop_done182
+	JZ           loop_done184
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4810,7 +5118,7 @@ loop_end184:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done182:
+loop_done184:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4828,9 +5136,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop185:
+widen_loop187:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end186
+	JB             widen_loop_end188
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -4846,32 +5154,32 @@ widen_loop185:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop185
+	JMP            widen_loop187
 
-widen_loop_end186:
-widen_loop187:
+widen_loop_end188:
+widen_loop189:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end188
+	JB             widen_loop_end190
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop187
+	JMP            widen_loop189
 
-widen_loop_end188:
+widen_loop_end190:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail189
+	JZ        widen_tail191
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail189:
+widen_tail191:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail190
+	JZ        widen_tail192
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -4879,9 +5187,9 @@ widen_tail189:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail190:
+widen_tail192:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail191
+	JZ      widen_tail193
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -4889,7 +5197,7 @@ widen_tail190:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail191:
+widen_tail193:
 	VZEROUPPER
 	RET
 
@@ -4903,23 +5211,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups192
+	JNE   kv_groups194
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows193:
+s1_rows195:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done194
+	JL   s1_rows_done196
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys195:
+s1_keys197:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done196
+	JL           s1_keys_done198
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -5224,13 +5532,13 @@ s1_keys195:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys195
+	JMP          s1_keys197
 
-s1_keys_done196:
+s1_keys_done198:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done198
+	JZ    s1_key_tail_done200
 
-s1_key_tail197:
+s1_key_tail199:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5378,27 +5686,27 @@ s1_key_tail197:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail197
+	JNZ          s1_key_tail199
 
-s1_key_tail_done198:
+s1_key_tail_done200:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows193
+	JMP  s1_rows195
 
-s1_rows_done194:
+s1_rows_done196:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done200
+	JZ    s1_row_tail_done202
 
-s1_row_tail199:
+s1_row_tail201:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done202
+	JZ    s1_row_tail_key_done204
 
-s1_row_tail_key201:
+s1_row_tail_key203:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5474,40 +5782,40 @@ s1_row_tail_key201:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key201
+	JNZ          s1_row_tail_key203
 
-s1_row_tail_key_done202:
+s1_row_tail_key_done204:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail199
+	JNZ  s1_row_tail201
 
-s1_row_tail_done200:
+s1_row_tail_done202:
 	VZEROUPPER
 	RET
 
-kv_groups192:
+kv_groups194:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key203
+	JNZ   kv_by_key205
 
-kb_keys204:
+kb_keys206:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done205
+	JL    kb_keys_done207
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done207
+	JZ    kb_query_done209
 
-kb_query206:
+kb_query208:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done209
+	JZ    kb_group_done211
 
-kb_group208:
+kb_group210:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5530,7 +5838,7 @@ kb_group208:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows210:
+kb_rows212:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -5836,42 +6144,42 @@ kb_rows210:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows210
+	JNZ          kb_rows212
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group208
+	JNZ          kb_group210
 
-kb_group_done209:
+kb_group_done211:
 	DECQ R11
-	JNZ  kb_query206
+	JNZ  kb_query208
 
-kb_query_done207:
+kb_query_done209:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys204
+	JMP  kb_keys206
 
-kb_keys_done205:
-kv_by_key203:
+kb_keys_done207:
+kv_by_key205:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done212
+	JZ     kv_key_done214
 
-kv_key211:
+kv_key213:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done214
+	JZ    kv_query_done216
 
-kv_query213:
+kv_query215:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done216
+	JZ    kv_group_done218
 
-kv_group215:
+kv_group217:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5898,9 +6206,9 @@ kv_group215:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done218
+	JZ         kv_head_done220
 
-kv_head217:
+kv_head219:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -5946,24 +6254,24 @@ kv_head217:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head217
+	JNZ          kv_head219
 
-kv_head_done218:
+kv_head_done220:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group215
+	JNZ  kv_group217
 
-kv_group_done216:
+kv_group_done218:
 	DECQ R11
-	JNZ  kv_query213
+	JNZ  kv_query215
 
-kv_query_done214:
+kv_query_done216:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key211
+	JNZ  kv_key213
 
-kv_key_done212:
+kv_key_done214:
 	VZEROUPPER
 	RET
 
@@ -5977,7 +6285,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups219
+	JNE   kv_groups221
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5985,9 +6293,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done221
+	JZ    v1_row_done223
 
-v1_row220:
+v1_row222:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -6017,12 +6325,12 @@ v1_row220:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done223
+	JZ           v1_key_done225
 
-v1_key222:
+v1_key224:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero224
+	JZ           v1_zero226
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6061,13 +6369,13 @@ v1_key222:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero224:
+v1_zero226:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key222
+	JNZ  v1_key224
 
-v1_key_done223:
+v1_key_done225:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -6093,12 +6401,12 @@ v1_key_done223:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done226
+	JZ           v1_key_done228
 
-v1_key225:
+v1_key227:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero227
+	JZ           v1_zero229
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6113,13 +6421,13 @@ v1_key225:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero227:
+v1_zero229:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key225
+	JNZ  v1_key227
 
-v1_key_done226:
+v1_key_done228:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -6128,22 +6436,22 @@ v1_key_done226:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row220
+	JNZ     v1_row222
 
-v1_row_done221:
+v1_row_done223:
 	VZEROUPPER
 	RET
 
-kv_groups219:
+kv_groups221:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done229
+	JZ    kv_rescale_done231
 
-kv_rescale228:
+kv_rescale230:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -6196,28 +6504,28 @@ kv_rescale228:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale228
+	JNZ          kv_rescale230
 
-kv_rescale_done229:
+kv_rescale_done231:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys230:
+vb_keys232:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done231
+	JL    vb_keys_done233
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done233
+	JZ    vb_query_done235
 
-vb_query232:
+vb_query234:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done235
+	JZ    vb_group_done237
 
-vb_group234:
+vb_group236:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6240,9 +6548,9 @@ vb_group234:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row236
+	JNZ        vb_by_row238
 
-vb_rows238:
+vb_rows240:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6261,24 +6569,24 @@ vb_rows238:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero239
+	JZ           vh_zero241
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero239:
+vh_zero241:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero240
+	JZ           vh_zero242
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero240:
+vh_zero242:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -6289,24 +6597,24 @@ vh_zero240:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero241
+	JZ           vh_zero243
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero241:
+vh_zero243:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero242
+	JZ           vh_zero244
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero242:
+vh_zero244:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -6317,24 +6625,24 @@ vh_zero242:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero243
+	JZ           vh_zero245
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero243:
+vh_zero245:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero244
+	JZ           vh_zero246
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero244:
+vh_zero246:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -6345,24 +6653,24 @@ vh_zero244:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero245
+	JZ           vh_zero247
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero245:
+vh_zero247:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero246
+	JZ           vh_zero248
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero246:
+vh_zero248:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6389,24 +6697,24 @@ vh_zero246:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero247
+	JZ           vh_zero249
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero247:
+vh_zero249:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero248
+	JZ           vh_zero250
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero248:
+vh_zero250:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -6417,24 +6725,24 @@ vh_zero248:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero249
+	JZ           vh_zero251
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero249:
+vh_zero251:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero250
+	JZ           vh_zero252
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero250:
+vh_zero252:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -6445,24 +6753,24 @@ vh_zero250:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero251
+	JZ           vh_zero253
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero251:
+vh_zero253:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero252
+	JZ           vh_zero254
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero252:
+vh_zero254:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -6473,24 +6781,24 @@ vh_zero252:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero253
+	JZ           vh_zero255
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero253:
+vh_zero255:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero254
+	JZ           vh_zero256
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero254:
+vh_zero256:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -6517,24 +6825,24 @@ vh_zero254:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero255
+	JZ           vh_zero257
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero255:
+vh_zero257:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero256
+	JZ           vh_zero258
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero256:
+vh_zero258:
 	VPMOVZXWD    128(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*1), Y9
@@ -6545,24 +6853,24 @@ vh_zero256:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero257
+	JZ           vh_zero259
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero257:
+vh_zero259:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero258
+	JZ           vh_zero260
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero258:
+vh_zero260:
 	VPMOVZXWD    128(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*2), Y9
@@ -6573,24 +6881,24 @@ vh_zero258:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero259
+	JZ           vh_zero261
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero259:
+vh_zero261:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero260
+	JZ           vh_zero262
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero260:
+vh_zero262:
 	VPMOVZXWD    128(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(R10*1), Y9
@@ -6601,24 +6909,24 @@ vh_zero260:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero261
+	JZ           vh_zero263
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero261:
+vh_zero263:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero262
+	JZ           vh_zero264
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero262:
+vh_zero264:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -6645,24 +6953,24 @@ vh_zero262:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero263
+	JZ           vh_zero265
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero263:
+vh_zero265:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero264
+	JZ           vh_zero266
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero264:
+vh_zero266:
 	VPMOVZXWD    192(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*1), Y9
@@ -6673,24 +6981,24 @@ vh_zero264:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero265
+	JZ           vh_zero267
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero265:
+vh_zero267:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero266
+	JZ           vh_zero268
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero266:
+vh_zero268:
 	VPMOVZXWD    192(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*2), Y9
@@ -6701,24 +7009,24 @@ vh_zero266:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero267
+	JZ           vh_zero269
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero267:
+vh_zero269:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero268
+	JZ           vh_zero270
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero268:
+vh_zero270:
 	VPMOVZXWD    192(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(R10*1), Y9
@@ -6729,24 +7037,24 @@ vh_zero268:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero269
+	JZ           vh_zero271
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero269:
+vh_zero271:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero270
+	JZ           vh_zero272
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero270:
+vh_zero272:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -6759,15 +7067,15 @@ vh_zero270:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows238
-	JMP     vb_group_next237
+	JNZ     vb_rows240
+	JMP     vb_group_next239
 
-vb_by_row236:
+vb_by_row238:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done272
+	JZ    vb_head_done274
 
-vb_head271:
+vb_head273:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6782,7 +7090,7 @@ vb_head271:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero273
+	JZ           vb_zero275
 	VBROADCASTSS (R8), Y12
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6821,10 +7129,10 @@ vb_head271:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero273:
+vb_zero275:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero274
+	JZ           vb_zero276
 	VBROADCASTSS 4(R8), Y12
 	VPMOVZXWD    (R9)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6863,10 +7171,10 @@ vb_zero273:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero274:
+vb_zero276:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero275
+	JZ           vb_zero277
 	VBROADCASTSS 8(R8), Y12
 	VPMOVZXWD    (R9)(DX*2), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6905,10 +7213,10 @@ vb_zero274:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero275:
+vb_zero277:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero276
+	JZ           vb_zero278
 	VBROADCASTSS 12(R8), Y12
 	VPMOVZXWD    (R9)(R10*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6947,7 +7255,7 @@ vb_zero275:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero276:
+vb_zero278:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6966,7 +7274,7 @@ vb_zero276:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero277
+	JZ           vb_zero279
 	VBROADCASTSS (R8), Y4
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6981,10 +7289,10 @@ vb_zero276:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero277:
+vb_zero279:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero278
+	JZ           vb_zero280
 	VBROADCASTSS 4(R8), Y4
 	VPMOVZXWD    192(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6999,10 +7307,10 @@ vb_zero277:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero278:
+vb_zero280:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero279
+	JZ           vb_zero281
 	VBROADCASTSS 8(R8), Y4
 	VPMOVZXWD    192(R9)(DX*2), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -7017,10 +7325,10 @@ vb_zero278:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero279:
+vb_zero281:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero280
+	JZ           vb_zero282
 	VBROADCASTSS 12(R8), Y4
 	VPMOVZXWD    192(R9)(R10*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -7035,7 +7343,7 @@ vb_zero279:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero280:
+vb_zero282:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -7043,44 +7351,44 @@ vb_zero280:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head271
+	JNZ     vb_head273
 
-vb_head_done272:
-vb_group_next237:
+vb_head_done274:
+vb_group_next239:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group234
+	JNZ  vb_group236
 
-vb_group_done235:
+vb_group_done237:
 	DECQ R11
-	JNZ  vb_query232
+	JNZ  vb_query234
 
-vb_query_done233:
+vb_query_done235:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys230
+	JMP  vb_keys232
 
-vb_keys_done231:
+vb_keys_done233:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done282
+	JZ     kv_key_done284
 
-kv_key281:
+kv_key283:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done284
+	JZ    kv_query_done286
 
-kv_query283:
+kv_query285:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done286
+	JZ    kv_group_done288
 
-kv_group285:
+kv_group287:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7107,12 +7415,12 @@ kv_group285:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done288
+	JZ         kv_head_done290
 
-kv_head287:
+kv_head289:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero289
+	JZ           kv_zero291
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -7175,28 +7483,28 @@ kv_head287:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero289:
+kv_zero291:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head287
+	JNZ  kv_head289
 
-kv_head_done288:
+kv_head_done290:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group285
+	JNZ  kv_group287
 
-kv_group_done286:
+kv_group_done288:
 	DECQ R12
-	JNZ  kv_query283
+	JNZ  kv_query285
 
-kv_query_done284:
+kv_query_done286:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key281
+	JNZ  kv_key283
 
-kv_key_done282:
+kv_key_done284:
 	VZEROUPPER
 	RET
 
@@ -7211,18 +7519,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done290
+	JZ     rope_done292
 	TESTL  R8, R8
-	JS     rope_inverse291
+	JS     rope_inverse293
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream292
+	JA     rope_stream294
 
-rope_token294:
+rope_token296:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -7244,14 +7552,14 @@ rope_token294:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done295
+	JZ      rope_heads_done297
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src296
+	JNE     rope_heads_from_src298
 
-rope_head297:
+rope_head299:
 	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7342,13 +7650,13 @@ rope_head297:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head297
-	JMP            rope_heads_done295
+	JNZ            rope_head299
+	JMP            rope_heads_done297
 
-rope_heads_from_src296:
+rope_heads_from_src298:
 	MOVQ CX, R10
 
-rope_head298:
+rope_head300:
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7440,17 +7748,17 @@ rope_head298:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head298
+	JNZ            rope_head300
 
-rope_heads_done295:
+rope_heads_done297:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done299
+	JZ    rope_heads_done301
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head300:
+rope_head302:
 	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7541,9 +7849,9 @@ rope_head300:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head300
+	JNZ            rope_head302
 
-rope_heads_done299:
+rope_heads_done301:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7553,11 +7861,11 @@ rope_heads_done299:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token294
-	JMP  rope_tokens_done293
+	JNZ  rope_token296
+	JMP  rope_tokens_done295
 
-rope_stream292:
-rope_token301:
+rope_stream294:
+rope_token303:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -7579,16 +7887,16 @@ rope_token301:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done302
+	JZ      rope_heads_done304
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src303
+	JNE     rope_heads_from_src305
 
-rope_head304:
+rope_head306:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -7683,13 +7991,13 @@ rope_head304:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head304
-	JMP            rope_heads_done302
+	JNZ            rope_head306
+	JMP            rope_heads_done304
 
-rope_heads_from_src303:
+rope_heads_from_src305:
 	MOVQ CX, R10
 
-rope_head305:
+rope_head307:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -7785,19 +8093,19 @@ rope_head305:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head305
+	JNZ            rope_head307
 
-rope_heads_done302:
+rope_heads_done304:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done306
+	JZ    rope_heads_done308
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head307:
+rope_head309:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -7892,9 +8200,9 @@ rope_head307:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head307
+	JNZ            rope_head309
 
-rope_heads_done306:
+rope_heads_done308:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7904,21 +8212,21 @@ rope_heads_done306:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token301
+	JNZ  rope_token303
 
-rope_tokens_done293:
-	JMP rope_done290
+rope_tokens_done295:
+	JMP rope_done292
 
-rope_inverse291:
+rope_inverse293:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream308
+	JA     rope_stream310
 
-rope_token310:
+rope_token312:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -7940,12 +8248,12 @@ rope_token310:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done311
+	JZ      rope_heads_done313
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head312:
+rope_head314:
 	VPMOVZXWD      (DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -8036,19 +8344,19 @@ rope_head312:
 	VPMOVDW        Z16, 224(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head312
+	JNZ            rope_head314
 
-rope_heads_done311:
+rope_heads_done313:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token310
-	JMP  rope_tokens_done309
+	JNZ  rope_token312
+	JMP  rope_tokens_done311
 
-rope_stream308:
-rope_token313:
+rope_stream310:
+rope_token315:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -8070,14 +8378,14 @@ rope_token313:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done314
+	JZ      rope_heads_done316
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head315:
+rope_head317:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -8172,18 +8480,18 @@ rope_head315:
 	VPMOVDW        Z16, 224(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head315
+	JNZ            rope_head317
 
-rope_heads_done314:
+rope_heads_done316:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token313
+	JNZ  rope_token315
 
-rope_tokens_done309:
-rope_done290:
+rope_tokens_done311:
+rope_done292:
 	VZEROUPPER
 	RET
 
@@ -8197,10 +8505,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done316
+	JZ      combine_done318
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token317:
+combine_token319:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -8320,9 +8628,9 @@ combine_token317:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token317
+	JNZ       combine_token319
 
-combine_done316:
+combine_done318:
 	VZEROUPPER
 	RET
 
@@ -8496,6 +8804,178 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done320
+	VMOVUPS far_dup16_0<>+0(SB), Z0
+	VMOVUPS far_dup16_1<>+0(SB), Z1
+
+far_token321:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000200, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000200, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000200, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000200, SI, SI
+	VMOVUPS 393216(CX)(SI*1), Z2
+	VMOVUPS 393472(CX)(SI*1), Z3
+	VMOVUPS 262144(CX)(R9*1), Z4
+	VMOVUPS 262400(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131072(CX)(R8*1), Z2
+	VMOVUPS 131328(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (CX)(DI*1), Z3
+	VMOVUPS 256(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, (AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 64(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 512(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 576(AX)
+	VMOVUPS 393280(CX)(SI*1), Z2
+	VMOVUPS 393536(CX)(SI*1), Z3
+	VMOVUPS 262208(CX)(R9*1), Z4
+	VMOVUPS 262464(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131136(CX)(R8*1), Z2
+	VMOVUPS 131392(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 64(CX)(DI*1), Z3
+	VMOVUPS 320(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 128(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 192(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 640(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 704(AX)
+	VMOVUPS 393344(CX)(SI*1), Z2
+	VMOVUPS 393600(CX)(SI*1), Z3
+	VMOVUPS 262272(CX)(R9*1), Z4
+	VMOVUPS 262528(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131200(CX)(R8*1), Z2
+	VMOVUPS 131456(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 128(CX)(DI*1), Z3
+	VMOVUPS 384(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 256(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 320(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 768(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 832(AX)
+	VMOVUPS 393408(CX)(SI*1), Z2
+	VMOVUPS 393664(CX)(SI*1), Z3
+	VMOVUPS 262336(CX)(R9*1), Z4
+	VMOVUPS 262592(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 131264(CX)(R8*1), Z2
+	VMOVUPS 131520(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 192(CX)(DI*1), Z3
+	VMOVUPS 448(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 384(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 448(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 896(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 960(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token321
+
+far_done320:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX512(x []uint16, scales []float32, rowLen int)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
 TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
@@ -8512,13 +8992,13 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done318
+	JZ    scale16_done322
 	TESTQ BX, BX
-	JZ    scale16_done318
+	JZ    scale16_done322
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token319:
+scale16_token323:
 	VBROADCASTSS (CX), Z0
 	VBROADCASTSS c32_00400000<>+0(SB), Z1
 	VORPS        Z0, Z1, Z1
@@ -8529,9 +9009,9 @@ scale16_token319:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop320:
+scale16_loop324:
 	CMPQ        R8, $0x00000040
-	JB          scale16_loop_end321
+	JB          scale16_loop_end325
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -8570,12 +9050,12 @@ scale16_loop320:
 	VPMOVDW     Z2, 96(DI)
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000040, R8
-	JMP         scale16_loop320
+	JMP         scale16_loop324
 
-scale16_loop_end321:
-scale16_loop322:
+scale16_loop_end325:
+scale16_loop326:
 	CMPQ        R8, $0x00000010
-	JB          scale16_loop_end323
+	JB          scale16_loop_end327
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -8587,11 +9067,11 @@ scale16_loop322:
 	VPMOVDW     Z2, (DI)
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000010, R8
-	JMP         scale16_loop322
+	JMP         scale16_loop326
 
-scale16_loop_end323:
+scale16_loop_end327:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail324
+	JZ          scale16_tail328
 	VMOVDQU16.Z (DI), K1, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -8604,9 +9084,9 @@ scale16_loop_end323:
 	VPMOVDW     Z2, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail324:
+scale16_tail328:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail325
+	JZ          scale16_tail329
 	VMOVDQU16.Z (DI), K2, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -8619,9 +9099,9 @@ scale16_tail324:
 	VPMOVDW     Z2, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail325:
+scale16_tail329:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail326
+	JZ          scale16_tail330
 	VMOVDQU16.Z (DI), K3, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -8634,9 +9114,9 @@ scale16_tail325:
 	VPMOVDW     Z2, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail326:
+scale16_tail330:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail327
+	JZ          scale16_tail331
 	VMOVDQU16.Z (DI), K4, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -8649,13 +9129,13 @@ scale16_tail326:
 	VPMOVDW     Z0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail327:
+scale16_tail331:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token319
+	JNZ  scale16_token323
 
-scale16_done318:
+scale16_done322:
 	VZEROUPPER
 	RET
 
@@ -8669,23 +9149,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups328
+	JNE   kv_groups332
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows329:
+s1_rows333:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done330
+	JL   s1_rows_done334
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys331:
+s1_keys335:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done332
+	JL            s1_keys_done336
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -8932,13 +9412,13 @@ s1_keys331:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys331
+	JMP           s1_keys335
 
-s1_keys_done332:
+s1_keys_done336:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done334
+	JZ    s1_key_tail_done338
 
-s1_key_tail333:
+s1_key_tail337:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9047,29 +9527,29 @@ s1_key_tail333:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail333
+	JNZ           s1_key_tail337
 
-s1_key_tail_done334:
+s1_key_tail_done338:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows329
+	JMP  s1_rows333
 
-s1_rows_done330:
+s1_rows_done334:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done336
+	JZ    s1_row_tail_done340
 
-s1_row_tail335:
+s1_row_tail339:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done338
+	JZ    s1_row_tail_key_done342
 
-s1_row_tail_key337:
+s1_row_tail_key341:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9099,40 +9579,40 @@ s1_row_tail_key337:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key337
+	JNZ           s1_row_tail_key341
 
-s1_row_tail_key_done338:
+s1_row_tail_key_done342:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail335
+	JNZ  s1_row_tail339
 
-s1_row_tail_done336:
+s1_row_tail_done340:
 	VZEROUPPER
 	RET
 
-kv_groups328:
+kv_groups332:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key339
+	JNZ   kv_by_key343
 
-kb_keys340:
+kb_keys344:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done341
+	JL    kb_keys_done345
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done343
+	JZ    kb_query_done347
 
-kb_query342:
+kb_query346:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done345
+	JZ    kb_group_done349
 
-kb_group344:
+kb_group348:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9171,7 +9651,7 @@ kb_group344:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows346:
+kb_rows350:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -9421,42 +9901,42 @@ kb_rows346:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows346
+	JNZ           kb_rows350
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group344
+	JNZ           kb_group348
 
-kb_group_done345:
+kb_group_done349:
 	DECQ R11
-	JNZ  kb_query342
+	JNZ  kb_query346
 
-kb_query_done343:
+kb_query_done347:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys340
+	JMP  kb_keys344
 
-kb_keys_done341:
-kv_by_key339:
+kb_keys_done345:
+kv_by_key343:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done348
+	JZ     kv_key_done352
 
-kv_key347:
+kv_key351:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done350
+	JZ    kv_query_done354
 
-kv_query349:
+kv_query353:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done352
+	JZ    kv_group_done356
 
-kv_group351:
+kv_group355:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9475,9 +9955,9 @@ kv_group351:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done354
+	JZ         kv_head_done358
 
-kv_head353:
+kv_head357:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -9499,24 +9979,24 @@ kv_head353:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head353
+	JNZ           kv_head357
 
-kv_head_done354:
+kv_head_done358:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group351
+	JNZ  kv_group355
 
-kv_group_done352:
+kv_group_done356:
 	DECQ R11
-	JNZ  kv_query349
+	JNZ  kv_query353
 
-kv_query_done350:
+kv_query_done354:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key347
+	JNZ  kv_key351
 
-kv_key_done348:
+kv_key_done352:
 	VZEROUPPER
 	RET
 
@@ -9530,7 +10010,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups355
+	JNE   kv_groups359
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9538,9 +10018,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done357
+	JZ    v1_row_done361
 
-v1_row356:
+v1_row360:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9562,12 +10042,12 @@ v1_row356:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done359
+	JZ           v1_key_done363
 
-v1_key358:
+v1_key362:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero360
+	JZ           v1_zero364
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -9578,13 +10058,13 @@ v1_key358:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero360:
+v1_zero364:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key358
+	JNZ  v1_key362
 
-v1_key_done359:
+v1_key_done363:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9597,22 +10077,22 @@ v1_key_done359:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row356
+	JNZ     v1_row360
 
-v1_row_done357:
+v1_row_done361:
 	VZEROUPPER
 	RET
 
-kv_groups355:
+kv_groups359:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done362
+	JZ    kv_rescale_done366
 
-kv_rescale361:
+kv_rescale365:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9641,28 +10121,28 @@ kv_rescale361:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale361
+	JNZ          kv_rescale365
 
-kv_rescale_done362:
+kv_rescale_done366:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys363:
+vb_keys367:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done364
+	JL    vb_keys_done368
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done366
+	JZ    vb_query_done370
 
-vb_query365:
+vb_query369:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done368
+	JZ    vb_group_done372
 
-vb_group367:
+vb_group371:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -9701,9 +10181,9 @@ vb_group367:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row369
+	JNZ        vb_by_row373
 
-vb_rows371:
+vb_rows375:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9726,73 +10206,28 @@ vb_rows371:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero372
+	JZ           vh_zero376
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero372:
+vh_zero376:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero373
+	JZ           vh_zero377
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero373:
+vh_zero377:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero374
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero374:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero375
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero375:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero376
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero376:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero377
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero377:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero378
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9800,44 +10235,44 @@ vh_zero377:
 
 vh_zero378:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero379
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero379:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero380
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero380:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero381
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero381:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero382
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9845,44 +10280,44 @@ vh_zero381:
 
 vh_zero382:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero383
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero383:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero384
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero384:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero385
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero385:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero386
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9890,16 +10325,61 @@ vh_zero385:
 
 vh_zero386:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero387
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero387:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero388
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero388:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero389
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero389:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero390
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero390:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero391
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero391:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -9938,73 +10418,28 @@ vh_zero387:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero388
+	JZ           vh_zero392
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero388:
+vh_zero392:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero389
+	JZ           vh_zero393
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero389:
+vh_zero393:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero390
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero390:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero391
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero391:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero392
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero392:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero393
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero393:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero394
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10012,44 +10447,44 @@ vh_zero393:
 
 vh_zero394:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero395
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero395:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero396
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero396:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero397
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero397:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero398
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10057,44 +10492,44 @@ vh_zero397:
 
 vh_zero398:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero399
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero399:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero400
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero400:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero401
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero401:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero402
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10102,16 +10537,61 @@ vh_zero401:
 
 vh_zero402:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero403
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero403:
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero404
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero404:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero405
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero405:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero406
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero406:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero407
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero407:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -10134,15 +10614,15 @@ vh_zero403:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows371
-	JMP     vb_group_next370
+	JNZ     vb_rows375
+	JMP     vb_group_next374
 
-vb_by_row369:
+vb_by_row373:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done405
+	JZ    vb_head_done409
 
-vb_head404:
+vb_head408:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10153,7 +10633,7 @@ vb_head404:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero406
+	JZ           vb_zero410
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -10164,10 +10644,10 @@ vb_head404:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero406:
+vb_zero410:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero407
+	JZ           vb_zero411
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -10178,10 +10658,10 @@ vb_zero406:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero407:
+vb_zero411:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero408
+	JZ           vb_zero412
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -10192,10 +10672,10 @@ vb_zero407:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero408:
+vb_zero412:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero409
+	JZ           vb_zero413
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -10206,7 +10686,7 @@ vb_zero408:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero409:
+vb_zero413:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -10218,44 +10698,44 @@ vb_zero409:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head404
+	JNZ     vb_head408
 
-vb_head_done405:
-vb_group_next370:
+vb_head_done409:
+vb_group_next374:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group367
+	JNZ  vb_group371
 
-vb_group_done368:
+vb_group_done372:
 	DECQ R11
-	JNZ  vb_query365
+	JNZ  vb_query369
 
-vb_query_done366:
+vb_query_done370:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys363
+	JMP  vb_keys367
 
-vb_keys_done364:
+vb_keys_done368:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done411
+	JZ     kv_key_done415
 
-kv_key410:
+kv_key414:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done413
+	JZ    kv_query_done417
 
-kv_query412:
+kv_query416:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done415
+	JZ    kv_group_done419
 
-kv_group414:
+kv_group418:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10274,12 +10754,12 @@ kv_group414:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done417
+	JZ         kv_head_done421
 
-kv_head416:
+kv_head420:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero418
+	JZ           kv_zero422
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -10306,28 +10786,28 @@ kv_head416:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero418:
+kv_zero422:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head416
+	JNZ  kv_head420
 
-kv_head_done417:
+kv_head_done421:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group414
+	JNZ  kv_group418
 
-kv_group_done415:
+kv_group_done419:
 	DECQ R12
-	JNZ  kv_query412
+	JNZ  kv_query416
 
-kv_query_done413:
+kv_query_done417:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key410
+	JNZ  kv_key414
 
-kv_key_done411:
+kv_key_done415:
 	VZEROUPPER
 	RET
 
@@ -10340,9 +10820,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop420:
+loop424:
 	CMPQ    CX, $0x00000020
-	JB      loop_end421
+	JB      loop_end425
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -10353,23 +10833,23 @@ loop420:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop420
+	JMP     loop424
 
-loop_end421:
-loop422:
+loop_end425:
+loop426:
 	CMPQ    CX, $0x00000010
-	JB      loop_end423
+	JB      loop_end427
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop422
+	JMP     loop426
 
-loop_end423:
+loop_end427:
 	TESTQ     CX, CX
-	JZ        loop_done419
+	JZ        loop_done423
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -10377,7 +10857,7 @@ loop_end423:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done419:
+loop_done423:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -10387,10 +10867,10 @@ loop_done419:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store424
+	JZ            max_store428
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store424:
+max_store428:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -10417,9 +10897,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop426:
+loop430:
 	CMPQ         CX, $0x00000010
-	JB           loop_end427
+	JB           loop_end431
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -10441,11 +10921,11 @@ loop426:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop426
+	JMP          loop430
 
-loop_end427:
+loop_end431:
 	TESTQ        CX, CX
-	JZ           loop_done425
+	JZ           loop_done429
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -10469,7 +10949,7 @@ loop_end427:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done425:
+loop_done429:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -10497,9 +10977,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop428:
+widen_loop432:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end429
+	JB        widen_loop_end433
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -10515,23 +10995,23 @@ widen_loop428:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop428
+	JMP       widen_loop432
 
-widen_loop_end429:
-widen_loop430:
+widen_loop_end433:
+widen_loop434:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end431
+	JB        widen_loop_end435
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop430
+	JMP       widen_loop434
 
-widen_loop_end431:
+widen_loop_end435:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail432
+	JZ          widen_tail436
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10539,9 +11019,9 @@ widen_loop_end431:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail432:
+widen_tail436:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail433
+	JZ          widen_tail437
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10549,9 +11029,9 @@ widen_tail432:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail433:
+widen_tail437:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail434
+	JZ          widen_tail438
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10559,9 +11039,9 @@ widen_tail433:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail434:
+widen_tail438:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail435
+	JZ          widen_tail439
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10569,7 +11049,7 @@ widen_tail434:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail435:
+widen_tail439:
 	VZEROUPPER
 	RET
 
@@ -10585,23 +11065,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups436
+	JNE   kv_groups440
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows437:
+s1_rows441:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done438
+	JL   s1_rows_done442
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys439:
+s1_keys443:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done440
+	JL            s1_keys_done444
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -10848,13 +11328,13 @@ s1_keys439:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys439
+	JMP           s1_keys443
 
-s1_keys_done440:
+s1_keys_done444:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done442
+	JZ    s1_key_tail_done446
 
-s1_key_tail441:
+s1_key_tail445:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -10995,29 +11475,29 @@ s1_key_tail441:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail441
+	JNZ           s1_key_tail445
 
-s1_key_tail_done442:
+s1_key_tail_done446:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows437
+	JMP  s1_rows441
 
-s1_rows_done438:
+s1_rows_done442:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done444
+	JZ    s1_row_tail_done448
 
-s1_row_tail443:
+s1_row_tail447:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done446
+	JZ    s1_row_tail_key_done450
 
-s1_row_tail_key445:
+s1_row_tail_key449:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -11055,40 +11535,40 @@ s1_row_tail_key445:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key445
+	JNZ           s1_row_tail_key449
 
-s1_row_tail_key_done446:
+s1_row_tail_key_done450:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail443
+	JNZ  s1_row_tail447
 
-s1_row_tail_done444:
+s1_row_tail_done448:
 	VZEROUPPER
 	RET
 
-kv_groups436:
+kv_groups440:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key447
+	JNZ   kv_by_key451
 
-kb_keys448:
+kb_keys452:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done449
+	JL    kb_keys_done453
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done451
+	JZ    kb_query_done455
 
-kb_query450:
+kb_query454:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done453
+	JZ    kb_group_done457
 
-kb_group452:
+kb_group456:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -11111,7 +11591,7 @@ kb_group452:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows454:
+kb_rows458:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -11361,42 +11841,42 @@ kb_rows454:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows454
+	JNZ           kb_rows458
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group452
+	JNZ           kb_group456
 
-kb_group_done453:
+kb_group_done457:
 	DECQ R11
-	JNZ  kb_query450
+	JNZ  kb_query454
 
-kb_query_done451:
+kb_query_done455:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys448
+	JMP  kb_keys452
 
-kb_keys_done449:
-kv_by_key447:
+kb_keys_done453:
+kv_by_key451:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done456
+	JZ     kv_key_done460
 
-kv_key455:
+kv_key459:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done458
+	JZ    kv_query_done462
 
-kv_query457:
+kv_query461:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done460
+	JZ    kv_group_done464
 
-kv_group459:
+kv_group463:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -11411,9 +11891,9 @@ kv_group459:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done462
+	JZ          kv_head_done466
 
-kv_head461:
+kv_head465:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -11435,24 +11915,24 @@ kv_head461:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head461
+	JNZ           kv_head465
 
-kv_head_done462:
+kv_head_done466:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group459
+	JNZ  kv_group463
 
-kv_group_done460:
+kv_group_done464:
 	DECQ R11
-	JNZ  kv_query457
+	JNZ  kv_query461
 
-kv_query_done458:
+kv_query_done462:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key455
+	JNZ  kv_key459
 
-kv_key_done456:
+kv_key_done460:
 	VZEROUPPER
 	RET
 
@@ -11468,7 +11948,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups463
+	JNE   kv_groups467
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -11476,9 +11956,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done465
+	JZ    v1_row_done469
 
-v1_row464:
+v1_row468:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -11500,12 +11980,12 @@ v1_row464:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done467
+	JZ           v1_key_done471
 
-v1_key466:
+v1_key470:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero468
+	JZ           v1_zero472
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -11524,13 +12004,13 @@ v1_key466:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero468:
+v1_zero472:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key466
+	JNZ  v1_key470
 
-v1_key_done467:
+v1_key_done471:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -11543,22 +12023,22 @@ v1_key_done467:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row464
+	JNZ     v1_row468
 
-v1_row_done465:
+v1_row_done469:
 	VZEROUPPER
 	RET
 
-kv_groups463:
+kv_groups467:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done470
+	JZ    kv_rescale_done474
 
-kv_rescale469:
+kv_rescale473:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -11587,28 +12067,28 @@ kv_rescale469:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale469
+	JNZ          kv_rescale473
 
-kv_rescale_done470:
+kv_rescale_done474:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys471:
+vb_keys475:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done472
+	JL    vb_keys_done476
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done474
+	JZ    vb_query_done478
 
-vb_query473:
+vb_query477:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done476
+	JZ    vb_group_done480
 
-vb_group475:
+vb_group479:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -11652,9 +12132,9 @@ vb_group475:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row477
+	JNZ        vb_by_row481
 
-vb_rows479:
+vb_rows483:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -11677,73 +12157,28 @@ vb_rows479:
 	VMOVDQU16.Z  64(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero480
+	JZ           vh_zero484
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero480:
+vh_zero484:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero481
+	JZ           vh_zero485
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero481:
+vh_zero485:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero482
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero482:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero483
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero483:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero484
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero484:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero485
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero485:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero486
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11751,44 +12186,44 @@ vh_zero485:
 
 vh_zero486:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero487:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero488:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero489:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11796,44 +12231,44 @@ vh_zero489:
 
 vh_zero490:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero491:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero492:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero493
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero493:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero494
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11841,44 +12276,44 @@ vh_zero493:
 
 vh_zero494:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero495
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero495:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K1, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero496
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero496:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero497
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero497:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero498
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11886,44 +12321,44 @@ vh_zero497:
 
 vh_zero498:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero499
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero499:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K1, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero500
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero500:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero501
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero501:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero502
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11931,44 +12366,44 @@ vh_zero501:
 
 vh_zero502:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero503
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero503:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero504
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero504:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero505
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero505:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero506
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11976,44 +12411,44 @@ vh_zero505:
 
 vh_zero506:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero507
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero507:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero508
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero508:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero509
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero509:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero510
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12021,16 +12456,61 @@ vh_zero509:
 
 vh_zero510:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero511
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero511:
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero512
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero512:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero513
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero513:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero514
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero514:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero515
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero515:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -12069,73 +12549,28 @@ vh_zero511:
 	VMOVDQU16.Z  192(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero512
+	JZ           vh_zero516
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero512:
+vh_zero516:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero513
+	JZ           vh_zero517
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero513:
+vh_zero517:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero514
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero514:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero515
-	VBROADCASTSS (R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero515:
-	VPSLLD       $0x10, 128(R9)(DX*1), Z16
-	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*1), Z18
-	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero516
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero516:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero517
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero517:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero518
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12143,44 +12578,44 @@ vh_zero517:
 
 vh_zero518:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero519
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS (R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero519:
-	VPSLLD       $0x10, 128(R9)(DX*2), Z16
-	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*2), Z18
-	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, 128(R9)(DX*1), Z16
+	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*1), Z18
+	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero520
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero520:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero521
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero521:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero522
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12188,44 +12623,44 @@ vh_zero521:
 
 vh_zero522:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero523
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero523:
-	VPSLLD       $0x10, 128(R9)(R11*1), Z16
-	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(R11*1), Z18
-	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, 128(R9)(DX*2), Z16
+	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*2), Z18
+	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero524
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero524:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero525
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero525:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero526
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12233,44 +12668,44 @@ vh_zero525:
 
 vh_zero526:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero527
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero527:
-	VPSLLD       $0x10, 128(R10), Z16
-	VMOVDQU16.Z  128(R10), K1, Z17
-	VPSLLD       $0x10, 192(R10), Z18
-	VMOVDQU16.Z  192(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, 128(R9)(R11*1), Z16
+	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(R11*1), Z18
+	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero528
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero528:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero529
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero529:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero530
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12278,44 +12713,44 @@ vh_zero529:
 
 vh_zero530:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero531
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero531:
-	VPSLLD       $0x10, 128(R10)(DX*1), Z16
-	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*1), Z18
-	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, 128(R10), Z16
+	VMOVDQU16.Z  128(R10), K1, Z17
+	VPSLLD       $0x10, 192(R10), Z18
+	VMOVDQU16.Z  192(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero532
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero532:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero533
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero533:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero534
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12323,44 +12758,44 @@ vh_zero533:
 
 vh_zero534:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero535
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero535:
-	VPSLLD       $0x10, 128(R10)(DX*2), Z16
-	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*2), Z18
-	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*1), Z16
+	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*1), Z18
+	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero536
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero536:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero537
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero537:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero538
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12368,44 +12803,44 @@ vh_zero537:
 
 vh_zero538:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero539
-	VBROADCASTSS 24(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero539:
-	VPSLLD       $0x10, 128(R10)(R11*1), Z16
-	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(R11*1), Z18
-	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*2), Z16
+	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*2), Z18
+	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero540
-	VBROADCASTSS 28(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero540:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero541
-	VBROADCASTSS 28(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero541:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero542
-	VBROADCASTSS 28(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12413,16 +12848,61 @@ vh_zero541:
 
 vh_zero542:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero543
-	VBROADCASTSS 28(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero543:
+	VPSLLD       $0x10, 128(R10)(R11*1), Z16
+	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(R11*1), Z18
+	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero544
+	VBROADCASTSS 28(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero544:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero545
+	VBROADCASTSS 28(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero545:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero546
+	VBROADCASTSS 28(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero546:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero547
+	VBROADCASTSS 28(R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero547:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -12445,15 +12925,15 @@ vh_zero543:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows479
-	JMP     vb_group_next478
+	JNZ     vb_rows483
+	JMP     vb_group_next482
 
-vb_by_row477:
+vb_by_row481:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done545
+	JZ    vb_head_done549
 
-vb_head544:
+vb_head548:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -12464,7 +12944,7 @@ vb_head544:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero546
+	JZ           vb_zero550
 	VBROADCASTSS (R8), Z8
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12483,10 +12963,10 @@ vb_head544:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero546:
+vb_zero550:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero547
+	JZ           vb_zero551
 	VBROADCASTSS 4(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12505,10 +12985,10 @@ vb_zero546:
 	VMOVDQU16.Z  192(R9)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero547:
+vb_zero551:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero548
+	JZ           vb_zero552
 	VBROADCASTSS 8(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12527,10 +13007,10 @@ vb_zero547:
 	VMOVDQU16.Z  192(R9)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero548:
+vb_zero552:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero549
+	JZ           vb_zero553
 	VBROADCASTSS 12(R8), Z8
 	VPSLLD       $0x10, (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12549,10 +13029,10 @@ vb_zero548:
 	VMOVDQU16.Z  192(R9)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero549:
+vb_zero553:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero550
+	JZ           vb_zero554
 	VBROADCASTSS 16(R8), Z8
 	VPSLLD       $0x10, (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12571,10 +13051,10 @@ vb_zero549:
 	VMOVDQU16.Z  192(R10), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero550:
+vb_zero554:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero551
+	JZ           vb_zero555
 	VBROADCASTSS 20(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12593,10 +13073,10 @@ vb_zero550:
 	VMOVDQU16.Z  192(R10)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero551:
+vb_zero555:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero552
+	JZ           vb_zero556
 	VBROADCASTSS 24(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12615,10 +13095,10 @@ vb_zero551:
 	VMOVDQU16.Z  192(R10)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero552:
+vb_zero556:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero553
+	JZ           vb_zero557
 	VBROADCASTSS 28(R8), Z8
 	VPSLLD       $0x10, (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12637,7 +13117,7 @@ vb_zero552:
 	VMOVDQU16.Z  192(R10)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero553:
+vb_zero557:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -12649,44 +13129,44 @@ vb_zero553:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head544
+	JNZ     vb_head548
 
-vb_head_done545:
-vb_group_next478:
+vb_head_done549:
+vb_group_next482:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group475
+	JNZ  vb_group479
 
-vb_group_done476:
+vb_group_done480:
 	DECQ R12
-	JNZ  vb_query473
+	JNZ  vb_query477
 
-vb_query_done474:
+vb_query_done478:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys471
+	JMP  vb_keys475
 
-vb_keys_done472:
+vb_keys_done476:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done555
+	JZ     kv_key_done559
 
-kv_key554:
+kv_key558:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done557
+	JZ    kv_query_done561
 
-kv_query556:
+kv_query560:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done559
+	JZ    kv_group_done563
 
-kv_group558:
+kv_group562:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -12701,12 +13181,12 @@ kv_group558:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done561
+	JZ          kv_head_done565
 
-kv_head560:
+kv_head564:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero562
+	JZ           kv_zero566
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -12733,28 +13213,28 @@ kv_head560:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero562:
+kv_zero566:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head560
+	JNZ  kv_head564
 
-kv_head_done561:
+kv_head_done565:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group558
+	JNZ  kv_group562
 
-kv_group_done559:
+kv_group_done563:
 	DECQ R12
-	JNZ  kv_query556
+	JNZ  kv_query560
 
-kv_query_done557:
+kv_query_done561:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key554
+	JNZ  kv_key558
 
-kv_key_done555:
+kv_key_done559:
 	VZEROUPPER
 	RET
 
@@ -12764,13 +13244,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse563
+	JNE       pair_inverse567
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd565:
+pair_fwd569:
 	CMPQ      CX, $0x00000080
-	JB        pair_fwd_end566
+	JB        pair_fwd_end570
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -12801,18 +13281,18 @@ pair_fwd565:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_fwd565
+	JMP       pair_fwd569
 
-pair_fwd_end566:
-	JMP pair_done564
+pair_fwd_end570:
+	JMP pair_done568
 
-pair_inverse563:
+pair_inverse567:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv567:
+pair_inv571:
 	CMPQ      CX, $0x00000080
-	JB        pair_inv_end568
+	JB        pair_inv_end572
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -12843,10 +13323,10 @@ pair_inv567:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_inv567
+	JMP       pair_inv571
 
-pair_inv_end568:
-pair_done564:
+pair_inv_end572:
+pair_done568:
 	VZEROUPPER
 	RET
 
@@ -12947,6 +13427,26 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_0<>+0(SB)/4, $0x00000000
+DATA far_dup8_0<>+4(SB)/4, $0x00000000
+DATA far_dup8_0<>+8(SB)/4, $0x00000001
+DATA far_dup8_0<>+12(SB)/4, $0x00000001
+DATA far_dup8_0<>+16(SB)/4, $0x00000002
+DATA far_dup8_0<>+20(SB)/4, $0x00000002
+DATA far_dup8_0<>+24(SB)/4, $0x00000003
+DATA far_dup8_0<>+28(SB)/4, $0x00000003
+GLOBL far_dup8_0<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_1<>+0(SB)/4, $0x00000004
+DATA far_dup8_1<>+4(SB)/4, $0x00000004
+DATA far_dup8_1<>+8(SB)/4, $0x00000005
+DATA far_dup8_1<>+12(SB)/4, $0x00000005
+DATA far_dup8_1<>+16(SB)/4, $0x00000006
+DATA far_dup8_1<>+20(SB)/4, $0x00000006
+DATA far_dup8_1<>+24(SB)/4, $0x00000007
+DATA far_dup8_1<>+28(SB)/4, $0x00000007
+GLOBL far_dup8_1<>(SB), RODATA|NOPTR, $32
 
 DATA c32_00400000<>+0(SB)/4, $0x00400000
 GLOBL c32_00400000<>(SB), RODATA|NOPTR, $4
@@ -13093,6 +13593,42 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_0<>+0(SB)/4, $0x00000000
+DATA far_dup16_0<>+4(SB)/4, $0x00000000
+DATA far_dup16_0<>+8(SB)/4, $0x00000001
+DATA far_dup16_0<>+12(SB)/4, $0x00000001
+DATA far_dup16_0<>+16(SB)/4, $0x00000002
+DATA far_dup16_0<>+20(SB)/4, $0x00000002
+DATA far_dup16_0<>+24(SB)/4, $0x00000003
+DATA far_dup16_0<>+28(SB)/4, $0x00000003
+DATA far_dup16_0<>+32(SB)/4, $0x00000004
+DATA far_dup16_0<>+36(SB)/4, $0x00000004
+DATA far_dup16_0<>+40(SB)/4, $0x00000005
+DATA far_dup16_0<>+44(SB)/4, $0x00000005
+DATA far_dup16_0<>+48(SB)/4, $0x00000006
+DATA far_dup16_0<>+52(SB)/4, $0x00000006
+DATA far_dup16_0<>+56(SB)/4, $0x00000007
+DATA far_dup16_0<>+60(SB)/4, $0x00000007
+GLOBL far_dup16_0<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_1<>+0(SB)/4, $0x00000008
+DATA far_dup16_1<>+4(SB)/4, $0x00000008
+DATA far_dup16_1<>+8(SB)/4, $0x00000009
+DATA far_dup16_1<>+12(SB)/4, $0x00000009
+DATA far_dup16_1<>+16(SB)/4, $0x0000000a
+DATA far_dup16_1<>+20(SB)/4, $0x0000000a
+DATA far_dup16_1<>+24(SB)/4, $0x0000000b
+DATA far_dup16_1<>+28(SB)/4, $0x0000000b
+DATA far_dup16_1<>+32(SB)/4, $0x0000000c
+DATA far_dup16_1<>+36(SB)/4, $0x0000000c
+DATA far_dup16_1<>+40(SB)/4, $0x0000000d
+DATA far_dup16_1<>+44(SB)/4, $0x0000000d
+DATA far_dup16_1<>+48(SB)/4, $0x0000000e
+DATA far_dup16_1<>+52(SB)/4, $0x0000000e
+DATA far_dup16_1<>+56(SB)/4, $0x0000000f
+DATA far_dup16_1<>+60(SB)/4, $0x0000000f
+GLOBL far_dup16_1<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

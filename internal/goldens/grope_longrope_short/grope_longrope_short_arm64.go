@@ -22,6 +22,12 @@ func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 //go:noescape
 func hiRowNEON(h, a, b, c []float64)
 
+// farRowsNEON computes the rows of far positions as the product of four digit rows (unfused float32).
+// Implemented in grope_longrope_short_arm64.s.
+//
+//go:noescape
+func farRowsNEON(rows, digits []float32, pos []int32)
+
 // scoresKVNEON is the NEON kernels.scoresKV for HeadDim 32: q·k of each block row and key.
 // Implemented in grope_longrope_short_arm64.s.
 //
@@ -48,5 +54,5 @@ func expShiftNEON(row []float32, m float32, sum []float32)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, farRows: farRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
 }

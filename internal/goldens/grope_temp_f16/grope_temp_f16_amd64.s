@@ -551,6 +551,124 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done29
+
+far_token30:
+	MOVL   (DX), SI
+	MOVL   SI, DI
+	ANDL   $0x000000ff, DI
+	IMUL3Q $0x00000018, DI, DI
+	MOVL   SI, R8
+	SHRL   $0x08, R8
+	ANDL   $0x000000ff, R8
+	IMUL3Q $0x00000018, R8, R8
+	MOVL   SI, R9
+	SHRL   $0x10, R9
+	ANDL   $0x000000ff, R9
+	IMUL3Q $0x00000018, R9, R9
+	SHRL   $0x18, SI
+	IMUL3Q $0x00000018, SI, SI
+	VMOVSS 18432(CX)(SI*1), X0
+	VMOVSS 18444(CX)(SI*1), X1
+	VMOVSS 12288(CX)(R9*1), X2
+	VMOVSS 12300(CX)(R9*1), X3
+	VMULSS X2, X0, X4
+	VMULSS X3, X1, X5
+	VSUBSS X5, X4, X4
+	VMULSS X2, X1, X1
+	VMULSS X3, X0, X0
+	VADDSS X0, X1, X1
+	VMOVSS 6144(CX)(R8*1), X0
+	VMOVSS 6156(CX)(R8*1), X2
+	VMULSS X0, X4, X3
+	VMULSS X2, X1, X5
+	VSUBSS X5, X3, X3
+	VMULSS X0, X1, X0
+	VMULSS X2, X4, X1
+	VADDSS X1, X0, X0
+	VMOVSS (CX)(DI*1), X1
+	VMOVSS 12(CX)(DI*1), X2
+	VMULSS X1, X3, X4
+	VMULSS X2, X0, X5
+	VSUBSS X5, X4, X4
+	VMULSS X1, X0, X0
+	VMULSS X2, X3, X1
+	VADDSS X1, X0, X0
+	VMOVSS X4, (AX)
+	VMOVSS X0, 12(AX)
+	VMOVSS 18436(CX)(SI*1), X0
+	VMOVSS 18448(CX)(SI*1), X1
+	VMOVSS 12292(CX)(R9*1), X2
+	VMOVSS 12304(CX)(R9*1), X3
+	VMULSS X2, X0, X4
+	VMULSS X3, X1, X5
+	VSUBSS X5, X4, X4
+	VMULSS X2, X1, X1
+	VMULSS X3, X0, X0
+	VADDSS X0, X1, X1
+	VMOVSS 6148(CX)(R8*1), X0
+	VMOVSS 6160(CX)(R8*1), X2
+	VMULSS X0, X4, X3
+	VMULSS X2, X1, X5
+	VSUBSS X5, X3, X3
+	VMULSS X0, X1, X0
+	VMULSS X2, X4, X1
+	VADDSS X1, X0, X0
+	VMOVSS 4(CX)(DI*1), X1
+	VMOVSS 16(CX)(DI*1), X2
+	VMULSS X1, X3, X4
+	VMULSS X2, X0, X5
+	VSUBSS X5, X4, X4
+	VMULSS X1, X0, X0
+	VMULSS X2, X3, X1
+	VADDSS X1, X0, X0
+	VMOVSS X4, 4(AX)
+	VMOVSS X0, 16(AX)
+	VMOVSS 18440(CX)(SI*1), X0
+	VMOVSS 18452(CX)(SI*1), X1
+	VMOVSS 12296(CX)(R9*1), X2
+	VMOVSS 12308(CX)(R9*1), X3
+	VMULSS X2, X0, X4
+	VMULSS X3, X1, X5
+	VSUBSS X5, X4, X4
+	VMULSS X2, X1, X1
+	VMULSS X3, X0, X0
+	VADDSS X0, X1, X1
+	VMOVSS 6152(CX)(R8*1), X0
+	VMOVSS 6164(CX)(R8*1), X2
+	VMULSS X0, X4, X3
+	VMULSS X2, X1, X5
+	VSUBSS X5, X3, X3
+	VMULSS X0, X1, X0
+	VMULSS X2, X4, X1
+	VADDSS X1, X0, X0
+	VMOVSS 8(CX)(DI*1), X1
+	VMOVSS 20(CX)(DI*1), X2
+	VMULSS X1, X3, X4
+	VMULSS X2, X0, X5
+	VSUBSS X5, X4, X4
+	VMULSS X1, X0, X0
+	VMULSS X2, X3, X1
+	VADDSS X1, X0, X0
+	VMOVSS X4, 8(AX)
+	VMOVSS X0, 20(AX)
+	ADDQ   $0x00000018, AX
+	ADDQ   $0x04, DX
+	DECQ   BX
+	JNZ    far_token30
+
+far_done29:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX2(x []uint16, scales []float32, rowLen int)
 // Requires: AVX, F16C
 TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
@@ -559,20 +677,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done29
+	JZ    scale16_done31
 	TESTQ BX, BX
-	JZ    scale16_done29
+	JZ    scale16_done31
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token30:
+scale16_token32:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop31:
+scale16_loop33:
 	CMPQ      R8, $0x00000020
-	JB        scale16_loop_end32
+	JB        scale16_loop_end34
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
@@ -587,30 +705,30 @@ scale16_loop31:
 	VCVTPS2PH $0x00, Y1, 48(DI)
 	ADDQ      $0x00000040, DI
 	SUBQ      $0x00000020, R8
-	JMP       scale16_loop31
+	JMP       scale16_loop33
 
-scale16_loop_end32:
-scale16_loop33:
+scale16_loop_end34:
+scale16_loop35:
 	CMPQ      R8, $0x00000008
-	JB        scale16_loop_end34
+	JB        scale16_loop_end36
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
 	ADDQ      $0x00000010, DI
 	SUBQ      $0x00000008, R8
-	JMP       scale16_loop33
+	JMP       scale16_loop35
 
-scale16_loop_end34:
+scale16_loop_end36:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail35
+	JZ        scale16_tail37
 	VCVTPH2PS (DI), X1
 	VMULPS    X0, X1, X1
 	VCVTPS2PH $0x00, X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail35:
+scale16_tail37:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail36
+	JZ        scale16_tail38
 	VMOVD     (DI), X1
 	VCVTPH2PS X1, X1
 	VMULPS    X0, X1, X1
@@ -618,9 +736,9 @@ scale16_tail35:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail36:
+scale16_tail38:
 	TESTQ     $0x00000001, R8
-	JZ        scale16_tail37
+	JZ        scale16_tail39
 	MOVWLZX   (DI), R8
 	VMOVD     R8, X1
 	VCVTPH2PS X1, X1
@@ -629,13 +747,13 @@ scale16_tail36:
 	VPEXTRW   $0x00, X0, (DI)
 	ADDQ      $0x00000002, DI
 
-scale16_tail37:
+scale16_tail39:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token30
+	JNZ  scale16_token32
 
-scale16_done29:
+scale16_done31:
 	VZEROUPPER
 	RET
 
@@ -649,23 +767,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups38
+	JNE   kv_groups40
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows39:
+s1_rows41:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done40
+	JL   s1_rows_done42
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys41:
+s1_keys43:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done42
+	JL           s1_keys_done44
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      40(SI), Y7
@@ -710,13 +828,13 @@ s1_keys41:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys41
+	JMP          s1_keys43
 
-s1_keys_done42:
+s1_keys_done44:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done44
+	JZ    s1_key_tail_done46
 
-s1_key_tail43:
+s1_key_tail45:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVSD       32(SI), X8
@@ -746,27 +864,27 @@ s1_key_tail43:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail43
+	JNZ          s1_key_tail45
 
-s1_key_tail_done44:
+s1_key_tail_done46:
 	ADDQ $0x00000050, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows39
+	JMP  s1_rows41
 
-s1_rows_done40:
+s1_rows_done42:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done46
+	JZ    s1_row_tail_done48
 
-s1_row_tail45:
+s1_row_tail47:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done48
+	JZ    s1_row_tail_key_done50
 
-s1_row_tail_key47:
+s1_row_tail_key49:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVSD       32(SI), X8
@@ -783,40 +901,40 @@ s1_row_tail_key47:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key47
+	JNZ          s1_row_tail_key49
 
-s1_row_tail_key_done48:
+s1_row_tail_key_done50:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail45
+	JNZ  s1_row_tail47
 
-s1_row_tail_done46:
+s1_row_tail_done48:
 	VZEROUPPER
 	RET
 
-kv_groups38:
+kv_groups40:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key49
+	JNZ   kv_by_key51
 
-kb_keys50:
+kb_keys52:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done51
+	JL    kb_keys_done53
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done53
+	JZ    kb_query_done55
 
-kb_query52:
+kb_query54:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done55
+	JZ    kb_group_done57
 
-kb_group54:
+kb_group56:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -827,7 +945,7 @@ kb_group54:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows56:
+kb_rows58:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      40(DI), Y7
@@ -873,50 +991,50 @@ kb_rows56:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows56
+	JNZ          kb_rows58
 	ADDQ         $0x00000028, R9
 	DECQ         R12
-	JNZ          kb_group54
+	JNZ          kb_group56
 
-kb_group_done55:
+kb_group_done57:
 	DECQ R11
-	JNZ  kb_query52
+	JNZ  kb_query54
 
-kb_query_done53:
+kb_query_done55:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys50
+	JMP  kb_keys52
 
-kb_keys_done51:
-kv_by_key49:
+kb_keys_done53:
+kv_by_key51:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done58
+	JZ     kv_key_done60
 
-kv_key57:
+kv_key59:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done60
+	JZ    kv_query_done62
 
-kv_query59:
+kv_query61:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done62
+	JZ    kv_group_done64
 
-kv_group61:
+kv_group63:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS    (R9), Y0
 	VMOVSD     32(R9), X8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done64
+	JZ         kv_head_done66
 
-kv_head63:
+kv_head65:
 	VMULPS       (SI), Y0, Y1
 	VMOVSD       32(SI), X9
 	VMULPS       Y9, Y8, Y2
@@ -931,24 +1049,24 @@ kv_head63:
 	ADDQ         $0x00000028, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head63
+	JNZ          kv_head65
 
-kv_head_done64:
+kv_head_done66:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  kv_group61
+	JNZ  kv_group63
 
-kv_group_done62:
+kv_group_done64:
 	DECQ R11
-	JNZ  kv_query59
+	JNZ  kv_query61
 
-kv_query_done60:
+kv_query_done62:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key57
+	JNZ  kv_key59
 
-kv_key_done58:
+kv_key_done60:
 	VZEROUPPER
 	RET
 
@@ -962,7 +1080,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups65
+	JNE   kv_groups67
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -970,9 +1088,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done67
+	JZ    v1_row_done69
 
-v1_row66:
+v1_row68:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -982,46 +1100,46 @@ v1_row66:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done69
+	JZ           v1_key_done71
 
-v1_key68:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero70
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VMOVSD       32(R9), X3
 	VFMADD231PS  Y3, Y0, Y2
 
-v1_zero70:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key68
+	JNZ  v1_key70
 
-v1_key_done69:
+v1_key_done71:
 	VMOVUPS Y1, (CX)
 	VMOVSD  X2, 32(CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row66
+	JNZ     v1_row68
 
-v1_row_done67:
+v1_row_done69:
 	VZEROUPPER
 	RET
 
-kv_groups65:
+kv_groups67:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done72
+	JZ    kv_rescale_done74
 
-kv_rescale71:
+kv_rescale73:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1032,28 +1150,28 @@ kv_rescale71:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale71
+	JNZ          kv_rescale73
 
-kv_rescale_done72:
+kv_rescale_done74:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys73:
+vb_keys75:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done74
+	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done76
+	JZ    vb_query_done78
 
-vb_query75:
+vb_query77:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done78
+	JZ    vb_group_done80
 
-vb_group77:
+vb_group79:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	ADDQ       DX, R13
@@ -1064,9 +1182,9 @@ vb_group77:
 	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row79
+	JNZ        vb_by_row81
 
-vb_rows81:
+vb_rows83:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X3
 	VMOVUPS      40(DI), Y1
@@ -1075,74 +1193,74 @@ vb_rows81:
 	VMOVSD       32(R9), X5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero82:
+vh_zero84:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS (R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero83:
+vh_zero85:
 	VMOVUPS      (R9)(DX*1), Y2
 	VMOVSD       32(R9)(DX*1), X5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero84:
+vh_zero86:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 4(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero85:
+vh_zero87:
 	VMOVUPS      (R9)(DX*2), Y2
 	VMOVSD       32(R9)(DX*2), X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero86:
+vh_zero88:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 8(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero87:
+vh_zero89:
 	VMOVUPS      (R9)(R10*1), Y2
 	VMOVSD       32(R9)(R10*1), X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero88:
+vh_zero90:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS 12(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero89:
+vh_zero91:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X3, 32(DI)
 	VMOVUPS Y1, 40(DI)
@@ -1151,107 +1269,107 @@ vh_zero89:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows81
-	JMP     vb_group_next80
+	JNZ     vb_rows83
+	JMP     vb_group_next82
 
-vb_by_row79:
+vb_by_row81:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done91
+	JZ    vb_head_done93
 
-vb_head90:
+vb_head92:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X6
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero92
+	JZ           vb_zero94
 	VBROADCASTSS (R8), Y1
 	VFMADD231PS  (R9), Y1, Y0
 	VMOVSD       32(R9), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero92:
+vb_zero94:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero93
+	JZ           vb_zero95
 	VBROADCASTSS 4(R8), Y1
 	VFMADD231PS  (R9)(DX*1), Y1, Y0
 	VMOVSD       32(R9)(DX*1), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero93:
+vb_zero95:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero94
+	JZ           vb_zero96
 	VBROADCASTSS 8(R8), Y1
 	VFMADD231PS  (R9)(DX*2), Y1, Y0
 	VMOVSD       32(R9)(DX*2), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero94:
+vb_zero96:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero95
+	JZ           vb_zero97
 	VBROADCASTSS 12(R8), Y1
 	VFMADD231PS  (R9)(R10*1), Y1, Y0
 	VMOVSD       32(R9)(R10*1), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero95:
+vb_zero97:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X6, 32(DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head90
+	JNZ     vb_head92
 
-vb_head_done91:
-vb_group_next80:
+vb_head_done93:
+vb_group_next82:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  vb_group77
+	JNZ  vb_group79
 
-vb_group_done78:
+vb_group_done80:
 	DECQ R11
-	JNZ  vb_query75
+	JNZ  vb_query77
 
-vb_query_done76:
+vb_query_done78:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys73
+	JMP  vb_keys75
 
-vb_keys_done74:
+vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done97
+	JZ     kv_key_done99
 
-kv_key96:
+kv_key98:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done99
+	JZ    kv_query_done101
 
-kv_query98:
+kv_query100:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done101
+	JZ    kv_group_done103
 
-kv_group100:
+kv_group102:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS    (R9), Y0
 	VMOVSD     32(R9), X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done103
+	JZ         kv_head_done105
 
-kv_head102:
+kv_head104:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero104
+	JZ           kv_zero106
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
@@ -1260,28 +1378,28 @@ kv_head102:
 	VFMADD231PS  Y5, Y1, Y7
 	VMOVSD       X7, 32(SI)
 
-kv_zero104:
+kv_zero106:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head102
+	JNZ  kv_head104
 
-kv_head_done103:
+kv_head_done105:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group100
+	JNZ  kv_group102
 
-kv_group_done101:
+kv_group_done103:
 	DECQ R12
-	JNZ  kv_query98
+	JNZ  kv_query100
 
-kv_query_done99:
+kv_query_done101:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key96
+	JNZ  kv_key98
 
-kv_key_done97:
+kv_key_done99:
 	VZEROUPPER
 	RET
 
@@ -1294,9 +1412,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop106:
+loop108:
 	CMPQ    CX, $0x00000010
-	JB      loop_end107
+	JB      loop_end109
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1307,23 +1425,23 @@ loop106:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop106
+	JMP     loop108
 
-loop_end107:
-loop108:
+loop_end109:
+loop110:
 	CMPQ    CX, $0x00000008
-	JB      loop_end109
+	JB      loop_end111
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop108
+	JMP     loop110
 
-loop_end109:
+loop_end111:
 	TESTQ      CX, CX
-	JZ         loop_done105
+	JZ         loop_done107
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1333,7 +1451,7 @@ loop_end109:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done105:
+loop_done107:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1341,10 +1459,10 @@ loop_done105:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store110
+	JZ           max_store112
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store110:
+max_store112:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1364,9 +1482,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop112:
+loop114:
 	CMPQ         CX, $0x00000008
-	JB           loop_end113
+	JB           loop_end115
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1389,11 +1507,11 @@ loop112:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop112
+	JMP          loop114
 
-loop_end113:
+loop_end115:
 	TESTQ        CX, CX
-	JZ           loop_done111
+	JZ           loop_done113
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1419,7 +1537,7 @@ loop_end113:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done111:
+loop_done113:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1437,9 +1555,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop114:
+widen_loop116:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end115
+	JB        widen_loop_end117
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -1451,39 +1569,39 @@ widen_loop114:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop114
+	JMP       widen_loop116
 
-widen_loop_end115:
-widen_loop116:
+widen_loop_end117:
+widen_loop118:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end117
+	JB        widen_loop_end119
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop116
+	JMP       widen_loop118
 
-widen_loop_end117:
+widen_loop_end119:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail118
+	JZ        widen_tail120
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail118:
+widen_tail120:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail119
+	JZ        widen_tail121
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail119:
+widen_tail121:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail120
+	JZ        widen_tail122
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -1491,7 +1609,7 @@ widen_tail119:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail120:
+widen_tail122:
 	VZEROUPPER
 	RET
 
@@ -1505,23 +1623,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups121
+	JNE   kv_groups123
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows122:
+s1_rows124:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done123
+	JL   s1_rows_done125
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys124:
+s1_keys126:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done125
+	JL           s1_keys_done127
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      40(SI), Y7
@@ -1570,13 +1688,13 @@ s1_keys124:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys124
+	JMP          s1_keys126
 
-s1_keys_done125:
+s1_keys_done127:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done127
+	JZ    s1_key_tail_done129
 
-s1_key_tail126:
+s1_key_tail128:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -1610,27 +1728,27 @@ s1_key_tail126:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail126
+	JNZ          s1_key_tail128
 
-s1_key_tail_done127:
+s1_key_tail_done129:
 	ADDQ $0x00000050, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows122
+	JMP  s1_rows124
 
-s1_rows_done123:
+s1_rows_done125:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done129
+	JZ    s1_row_tail_done131
 
-s1_row_tail128:
+s1_row_tail130:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done131
+	JZ    s1_row_tail_key_done133
 
-s1_row_tail_key130:
+s1_row_tail_key132:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -1649,40 +1767,40 @@ s1_row_tail_key130:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key130
+	JNZ          s1_row_tail_key132
 
-s1_row_tail_key_done131:
+s1_row_tail_key_done133:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail128
+	JNZ  s1_row_tail130
 
-s1_row_tail_done129:
+s1_row_tail_done131:
 	VZEROUPPER
 	RET
 
-kv_groups121:
+kv_groups123:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key132
+	JNZ   kv_by_key134
 
-kb_keys133:
+kb_keys135:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done134
+	JL    kb_keys_done136
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done136
+	JZ    kb_query_done138
 
-kb_query135:
+kb_query137:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done138
+	JZ    kb_group_done140
 
-kb_group137:
+kb_group139:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1693,7 +1811,7 @@ kb_group137:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows139:
+kb_rows141:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      40(DI), Y7
@@ -1743,51 +1861,51 @@ kb_rows139:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows139
+	JNZ          kb_rows141
 	ADDQ         $0x00000014, R9
 	DECQ         R12
-	JNZ          kb_group137
+	JNZ          kb_group139
 
-kb_group_done138:
+kb_group_done140:
 	DECQ R11
-	JNZ  kb_query135
+	JNZ  kb_query137
 
-kb_query_done136:
+kb_query_done138:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys133
+	JMP  kb_keys135
 
-kb_keys_done134:
-kv_by_key132:
+kb_keys_done136:
+kv_by_key134:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done141
+	JZ     kv_key_done143
 
-kv_key140:
+kv_key142:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done143
+	JZ    kv_query_done145
 
-kv_query142:
+kv_query144:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done145
+	JZ    kv_group_done147
 
-kv_group144:
+kv_group146:
 	PREFETCHT1 (R9)(DI*1)
 	VCVTPH2PS  (R9), Y0
 	VMOVD      16(R9), X1
 	VCVTPH2PS  X1, X8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done147
+	JZ         kv_head_done149
 
-kv_head146:
+kv_head148:
 	VMULPS       (SI), Y0, Y1
 	VMOVSD       32(SI), X9
 	VMULPS       Y9, Y8, Y2
@@ -1802,24 +1920,24 @@ kv_head146:
 	ADDQ         $0x00000028, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head146
+	JNZ          kv_head148
 
-kv_head_done147:
+kv_head_done149:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  kv_group144
+	JNZ  kv_group146
 
-kv_group_done145:
+kv_group_done147:
 	DECQ R11
-	JNZ  kv_query142
+	JNZ  kv_query144
 
-kv_query_done143:
+kv_query_done145:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key140
+	JNZ  kv_key142
 
-kv_key_done141:
+kv_key_done143:
 	VZEROUPPER
 	RET
 
@@ -1833,7 +1951,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups148
+	JNE   kv_groups150
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1841,9 +1959,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done150
+	JZ    v1_row_done152
 
-v1_row149:
+v1_row151:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1853,12 +1971,12 @@ v1_row149:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done152
+	JZ           v1_key_done154
 
-v1_key151:
+v1_key153:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero153
+	JZ           v1_zero155
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y4
 	VFMADD231PS  Y4, Y0, Y1
@@ -1866,35 +1984,35 @@ v1_key151:
 	VCVTPH2PS    X3, X3
 	VFMADD231PS  Y3, Y0, Y2
 
-v1_zero153:
+v1_zero155:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key151
+	JNZ  v1_key153
 
-v1_key_done152:
+v1_key_done154:
 	VMOVUPS Y1, (CX)
 	VMOVSD  X2, 32(CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row149
+	JNZ     v1_row151
 
-v1_row_done150:
+v1_row_done152:
 	VZEROUPPER
 	RET
 
-kv_groups148:
+kv_groups150:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done155
+	JZ    kv_rescale_done157
 
-kv_rescale154:
+kv_rescale156:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1905,28 +2023,28 @@ kv_rescale154:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale154
+	JNZ          kv_rescale156
 
-kv_rescale_done155:
+kv_rescale_done157:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys156:
+vb_keys158:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done157
+	JL    vb_keys_done159
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done159
+	JZ    vb_query_done161
 
-vb_query158:
+vb_query160:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done161
+	JZ    vb_group_done163
 
-vb_group160:
+vb_group162:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	ADDQ       DX, R13
@@ -1937,9 +2055,9 @@ vb_group160:
 	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row162
+	JNZ        vb_by_row164
 
-vb_rows164:
+vb_rows166:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X3
 	VMOVUPS      40(DI), Y1
@@ -1949,77 +2067,77 @@ vb_rows164:
 	VCVTPH2PS    X5, X5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero165
+	JZ           vh_zero167
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero165:
+vh_zero167:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero166
+	JZ           vh_zero168
 	VBROADCASTSS (R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero166:
+vh_zero168:
 	VCVTPH2PS    (R9)(DX*1), Y2
 	VMOVD        16(R9)(DX*1), X5
 	VCVTPH2PS    X5, X5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero167
+	JZ           vh_zero169
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero167:
+vh_zero169:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero168
+	JZ           vh_zero170
 	VBROADCASTSS 4(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero168:
+vh_zero170:
 	VCVTPH2PS    (R9)(DX*2), Y2
 	VMOVD        16(R9)(DX*2), X5
 	VCVTPH2PS    X5, X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero169
+	JZ           vh_zero171
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero169:
+vh_zero171:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero170
+	JZ           vh_zero172
 	VBROADCASTSS 8(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero170:
+vh_zero172:
 	VCVTPH2PS    (R9)(R10*1), Y2
 	VMOVD        16(R9)(R10*1), X5
 	VCVTPH2PS    X5, X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero171
+	JZ           vh_zero173
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero171:
+vh_zero173:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero172
+	JZ           vh_zero174
 	VBROADCASTSS 12(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero172:
+vh_zero174:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X3, 32(DI)
 	VMOVUPS Y1, 40(DI)
@@ -2028,20 +2146,20 @@ vh_zero172:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows164
-	JMP     vb_group_next163
+	JNZ     vb_rows166
+	JMP     vb_group_next165
 
-vb_by_row162:
+vb_by_row164:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done174
+	JZ    vb_head_done176
 
-vb_head173:
+vb_head175:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X6
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero175
+	JZ           vb_zero177
 	VBROADCASTSS (R8), Y1
 	VCVTPH2PS    (R9), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2049,10 +2167,10 @@ vb_head173:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero175:
+vb_zero177:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero176
+	JZ           vb_zero178
 	VBROADCASTSS 4(R8), Y1
 	VCVTPH2PS    (R9)(DX*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2060,10 +2178,10 @@ vb_zero175:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero176:
+vb_zero178:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero177
+	JZ           vb_zero179
 	VBROADCASTSS 8(R8), Y1
 	VCVTPH2PS    (R9)(DX*2), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2071,10 +2189,10 @@ vb_zero176:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero177:
+vb_zero179:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero178
+	JZ           vb_zero180
 	VBROADCASTSS 12(R8), Y1
 	VCVTPH2PS    (R9)(R10*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2082,62 +2200,62 @@ vb_zero177:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero178:
+vb_zero180:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X6, 32(DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head173
+	JNZ     vb_head175
 
-vb_head_done174:
-vb_group_next163:
+vb_head_done176:
+vb_group_next165:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  vb_group160
+	JNZ  vb_group162
 
-vb_group_done161:
+vb_group_done163:
 	DECQ R11
-	JNZ  vb_query158
+	JNZ  vb_query160
 
-vb_query_done159:
+vb_query_done161:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys156
+	JMP  vb_keys158
 
-vb_keys_done157:
+vb_keys_done159:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done180
+	JZ     kv_key_done182
 
-kv_key179:
+kv_key181:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done182
+	JZ    kv_query_done184
 
-kv_query181:
+kv_query183:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done184
+	JZ    kv_group_done186
 
-kv_group183:
+kv_group185:
 	PREFETCHT1 (R9)(DI*1)
 	VCVTPH2PS  (R9), Y0
 	VMOVD      16(R9), X1
 	VCVTPH2PS  X1, X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done186
+	JZ         kv_head_done188
 
-kv_head185:
+kv_head187:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero187
+	JZ           kv_zero189
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
@@ -2146,28 +2264,28 @@ kv_head185:
 	VFMADD231PS  Y5, Y1, Y7
 	VMOVSD       X7, 32(SI)
 
-kv_zero187:
+kv_zero189:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head185
+	JNZ  kv_head187
 
-kv_head_done186:
+kv_head_done188:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group183
+	JNZ  kv_group185
 
-kv_group_done184:
+kv_group_done186:
 	DECQ R12
-	JNZ  kv_query181
+	JNZ  kv_query183
 
-kv_query_done182:
+kv_query_done184:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key179
+	JNZ  kv_key181
 
-kv_key_done180:
+kv_key_done182:
 	VZEROUPPER
 	RET
 
@@ -2186,18 +2304,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done188
+	JZ     rope_done190
 	TESTL  R8, R8
-	JS     rope_inverse189
+	JS     rope_inverse191
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000014, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream190
+	JA     rope_stream192
 
-rope_token192:
+rope_token194:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -2205,14 +2323,14 @@ rope_token192:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done193
+	JZ        rope_heads_done195
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src194
+	JNE       rope_heads_from_src196
 
-rope_head195:
+rope_head197:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -2227,13 +2345,13 @@ rope_head195:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head195
-	JMP         rope_heads_done193
+	JNZ         rope_head197
+	JMP         rope_heads_done195
 
-rope_heads_from_src194:
+rope_heads_from_src196:
 	MOVQ CX, R10
 
-rope_head196:
+rope_head198:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -2251,17 +2369,17 @@ rope_head196:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head196
+	JNZ         rope_head198
 
-rope_heads_done193:
+rope_heads_done195:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done197
+	JZ    rope_heads_done199
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head198:
+rope_head200:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -2276,9 +2394,9 @@ rope_head198:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head198
+	JNZ         rope_head200
 
-rope_heads_done197:
+rope_heads_done199:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2288,11 +2406,11 @@ rope_heads_done197:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token192
-	JMP  rope_tokens_done191
+	JNZ  rope_token194
+	JMP  rope_tokens_done193
 
-rope_stream190:
-rope_token199:
+rope_stream192:
+rope_token201:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -2300,16 +2418,16 @@ rope_token199:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done200
+	JZ        rope_heads_done202
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src201
+	JNE       rope_heads_from_src203
 
-rope_head202:
+rope_head204:
 	PREFETCHT1  (R9)(R12*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2325,13 +2443,13 @@ rope_head202:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head202
-	JMP         rope_heads_done200
+	JNZ         rope_head204
+	JMP         rope_heads_done202
 
-rope_heads_from_src201:
+rope_heads_from_src203:
 	MOVQ CX, R10
 
-rope_head203:
+rope_head205:
 	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2350,19 +2468,19 @@ rope_head203:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head203
+	JNZ         rope_head205
 
-rope_heads_done200:
+rope_heads_done202:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done204
+	JZ    rope_heads_done206
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head205:
+rope_head207:
 	PREFETCHT1  (R9)(R11*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2378,9 +2496,9 @@ rope_head205:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head205
+	JNZ         rope_head207
 
-rope_heads_done204:
+rope_heads_done206:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2390,21 +2508,21 @@ rope_heads_done204:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token199
+	JNZ  rope_token201
 
-rope_tokens_done191:
-	JMP rope_done188
+rope_tokens_done193:
+	JMP rope_done190
 
-rope_inverse189:
+rope_inverse191:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000014, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream206
+	JA     rope_stream208
 
-rope_token208:
+rope_token210:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -2412,12 +2530,12 @@ rope_token208:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done209
+	JZ        rope_heads_done211
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head210:
+rope_head212:
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(DX), K1, Y3
@@ -2432,19 +2550,19 @@ rope_head210:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head210
+	JNZ         rope_head212
 
-rope_heads_done209:
+rope_heads_done211:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token208
-	JMP  rope_tokens_done207
+	JNZ  rope_token210
+	JMP  rope_tokens_done209
 
-rope_stream206:
-rope_token211:
+rope_stream208:
+rope_token213:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -2452,14 +2570,14 @@ rope_token211:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done212
+	JZ        rope_heads_done214
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head213:
+rope_head215:
 	PREFETCHT1  (DX)(R9*1)
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2475,18 +2593,18 @@ rope_head213:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head213
+	JNZ         rope_head215
 
-rope_heads_done212:
+rope_heads_done214:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token211
+	JNZ  rope_token213
 
-rope_tokens_done207:
-rope_done188:
+rope_tokens_done209:
+rope_done190:
 	VZEROUPPER
 	RET
 
@@ -2500,9 +2618,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done214
+	JZ    combine_done216
 
-combine_token215:
+combine_token217:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -2546,9 +2664,9 @@ combine_token215:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token215
+	JNZ       combine_token217
 
-combine_done214:
+combine_done216:
 	VZEROUPPER
 	RET
 
@@ -2602,6 +2720,124 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  digits_base+24(FP), CX
+	MOVQ  pos_base+48(FP), DX
+	MOVQ  pos_len+56(FP), BX
+	TESTQ BX, BX
+	JZ    far_done218
+
+far_token219:
+	MOVL   (DX), SI
+	MOVL   SI, DI
+	ANDL   $0x000000ff, DI
+	IMUL3Q $0x00000018, DI, DI
+	MOVL   SI, R8
+	SHRL   $0x08, R8
+	ANDL   $0x000000ff, R8
+	IMUL3Q $0x00000018, R8, R8
+	MOVL   SI, R9
+	SHRL   $0x10, R9
+	ANDL   $0x000000ff, R9
+	IMUL3Q $0x00000018, R9, R9
+	SHRL   $0x18, SI
+	IMUL3Q $0x00000018, SI, SI
+	VMOVSS 18432(CX)(SI*1), X0
+	VMOVSS 18444(CX)(SI*1), X1
+	VMOVSS 12288(CX)(R9*1), X2
+	VMOVSS 12300(CX)(R9*1), X3
+	VMULSS X2, X0, X4
+	VMULSS X3, X1, X5
+	VSUBSS X5, X4, X4
+	VMULSS X2, X1, X1
+	VMULSS X3, X0, X0
+	VADDSS X0, X1, X1
+	VMOVSS 6144(CX)(R8*1), X0
+	VMOVSS 6156(CX)(R8*1), X2
+	VMULSS X0, X4, X3
+	VMULSS X2, X1, X5
+	VSUBSS X5, X3, X3
+	VMULSS X0, X1, X0
+	VMULSS X2, X4, X1
+	VADDSS X1, X0, X0
+	VMOVSS (CX)(DI*1), X1
+	VMOVSS 12(CX)(DI*1), X2
+	VMULSS X1, X3, X4
+	VMULSS X2, X0, X5
+	VSUBSS X5, X4, X4
+	VMULSS X1, X0, X0
+	VMULSS X2, X3, X1
+	VADDSS X1, X0, X0
+	VMOVSS X4, (AX)
+	VMOVSS X0, 12(AX)
+	VMOVSS 18436(CX)(SI*1), X0
+	VMOVSS 18448(CX)(SI*1), X1
+	VMOVSS 12292(CX)(R9*1), X2
+	VMOVSS 12304(CX)(R9*1), X3
+	VMULSS X2, X0, X4
+	VMULSS X3, X1, X5
+	VSUBSS X5, X4, X4
+	VMULSS X2, X1, X1
+	VMULSS X3, X0, X0
+	VADDSS X0, X1, X1
+	VMOVSS 6148(CX)(R8*1), X0
+	VMOVSS 6160(CX)(R8*1), X2
+	VMULSS X0, X4, X3
+	VMULSS X2, X1, X5
+	VSUBSS X5, X3, X3
+	VMULSS X0, X1, X0
+	VMULSS X2, X4, X1
+	VADDSS X1, X0, X0
+	VMOVSS 4(CX)(DI*1), X1
+	VMOVSS 16(CX)(DI*1), X2
+	VMULSS X1, X3, X4
+	VMULSS X2, X0, X5
+	VSUBSS X5, X4, X4
+	VMULSS X1, X0, X0
+	VMULSS X2, X3, X1
+	VADDSS X1, X0, X0
+	VMOVSS X4, 4(AX)
+	VMOVSS X0, 16(AX)
+	VMOVSS 18440(CX)(SI*1), X0
+	VMOVSS 18452(CX)(SI*1), X1
+	VMOVSS 12296(CX)(R9*1), X2
+	VMOVSS 12308(CX)(R9*1), X3
+	VMULSS X2, X0, X4
+	VMULSS X3, X1, X5
+	VSUBSS X5, X4, X4
+	VMULSS X2, X1, X1
+	VMULSS X3, X0, X0
+	VADDSS X0, X1, X1
+	VMOVSS 6152(CX)(R8*1), X0
+	VMOVSS 6164(CX)(R8*1), X2
+	VMULSS X0, X4, X3
+	VMULSS X2, X1, X5
+	VSUBSS X5, X3, X3
+	VMULSS X0, X1, X0
+	VMULSS X2, X4, X1
+	VADDSS X1, X0, X0
+	VMOVSS 8(CX)(DI*1), X1
+	VMOVSS 20(CX)(DI*1), X2
+	VMULSS X1, X3, X4
+	VMULSS X2, X0, X5
+	VSUBSS X5, X4, X4
+	VMULSS X1, X0, X0
+	VMULSS X2, X3, X1
+	VADDSS X1, X0, X0
+	VMOVSS X4, 8(AX)
+	VMOVSS X0, 20(AX)
+	ADDQ   $0x00000018, AX
+	ADDQ   $0x04, DX
+	DECQ   BX
+	JNZ    far_token219
+
+far_done218:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX512(x []uint16, scales []float32, rowLen int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL
 TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
@@ -2618,20 +2854,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done216
+	JZ    scale16_done220
 	TESTQ BX, BX
-	JZ    scale16_done216
+	JZ    scale16_done220
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token217:
+scale16_token221:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop218:
+scale16_loop222:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end219
+	JB        scale16_loop_end223
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -2646,22 +2882,22 @@ scale16_loop218:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop218
+	JMP       scale16_loop222
 
-scale16_loop_end219:
-scale16_loop220:
+scale16_loop_end223:
+scale16_loop224:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end221
+	JB        scale16_loop_end225
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop220
+	JMP       scale16_loop224
 
-scale16_loop_end221:
+scale16_loop_end225:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail222
+	JZ          scale16_tail226
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2669,9 +2905,9 @@ scale16_loop_end221:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail222:
+scale16_tail226:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail223
+	JZ          scale16_tail227
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2679,9 +2915,9 @@ scale16_tail222:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail223:
+scale16_tail227:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail224
+	JZ          scale16_tail228
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2689,9 +2925,9 @@ scale16_tail223:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail224:
+scale16_tail228:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail225
+	JZ          scale16_tail229
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2699,13 +2935,13 @@ scale16_tail224:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail225:
+scale16_tail229:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token217
+	JNZ  scale16_token221
 
-scale16_done216:
+scale16_done220:
 	VZEROUPPER
 	RET
 
@@ -2721,23 +2957,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups226
+	JNE   kv_groups230
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows227:
+s1_rows231:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done228
+	JL   s1_rows_done232
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys229:
+s1_keys233:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done230
+	JL            s1_keys_done234
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -2816,13 +3052,13 @@ s1_keys229:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys229
+	JMP           s1_keys233
 
-s1_keys_done230:
+s1_keys_done234:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done232
+	JZ    s1_key_tail_done236
 
-s1_key_tail231:
+s1_key_tail235:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -2875,29 +3111,29 @@ s1_key_tail231:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail231
+	JNZ           s1_key_tail235
 
-s1_key_tail_done232:
+s1_key_tail_done236:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows227
+	JMP  s1_rows231
 
-s1_rows_done228:
+s1_rows_done232:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done234
+	JZ    s1_row_tail_done238
 
-s1_row_tail233:
+s1_row_tail237:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done236
+	JZ    s1_row_tail_key_done240
 
-s1_row_tail_key235:
+s1_row_tail_key239:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -2913,40 +3149,40 @@ s1_row_tail_key235:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key235
+	JNZ           s1_row_tail_key239
 
-s1_row_tail_key_done236:
+s1_row_tail_key_done240:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail233
+	JNZ  s1_row_tail237
 
-s1_row_tail_done234:
+s1_row_tail_done238:
 	VZEROUPPER
 	RET
 
-kv_groups226:
+kv_groups230:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key237
+	JNZ   kv_by_key241
 
-kb_keys238:
+kb_keys242:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done239
+	JL    kb_keys_done243
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done241
+	JZ    kb_query_done245
 
-kb_query240:
+kb_query244:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done243
+	JZ    kb_group_done247
 
-kb_group242:
+kb_group246:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -2957,7 +3193,7 @@ kb_group242:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows244:
+kb_rows248:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -3039,49 +3275,49 @@ kb_rows244:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows244
+	JNZ           kb_rows248
 	ADDQ          $0x00000028, R9
 	DECQ          R12
-	JNZ           kb_group242
+	JNZ           kb_group246
 
-kb_group_done243:
+kb_group_done247:
 	DECQ R11
-	JNZ  kb_query240
+	JNZ  kb_query244
 
-kb_query_done241:
+kb_query_done245:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys238
+	JMP  kb_keys242
 
-kb_keys_done239:
-kv_by_key237:
+kb_keys_done243:
+kv_by_key241:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done246
+	JZ     kv_key_done250
 
-kv_key245:
+kv_key249:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done248
+	JZ    kv_query_done252
 
-kv_query247:
+kv_query251:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done250
+	JZ    kv_group_done254
 
-kv_group249:
+kv_group253:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done252
+	JZ         kv_head_done256
 
-kv_head251:
+kv_head255:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -3096,24 +3332,24 @@ kv_head251:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head251
+	JNZ           kv_head255
 
-kv_head_done252:
+kv_head_done256:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  kv_group249
+	JNZ  kv_group253
 
-kv_group_done250:
+kv_group_done254:
 	DECQ R11
-	JNZ  kv_query247
+	JNZ  kv_query251
 
-kv_query_done248:
+kv_query_done252:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key245
+	JNZ  kv_key249
 
-kv_key_done246:
+kv_key_done250:
 	VZEROUPPER
 	RET
 
@@ -3129,7 +3365,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups253
+	JNE   kv_groups257
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3137,9 +3373,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done255
+	JZ    v1_row_done259
 
-v1_row254:
+v1_row258:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3147,44 +3383,44 @@ v1_row254:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done257
+	JZ           v1_key_done261
 
-v1_key256:
+v1_key260:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero258
+	JZ           v1_zero262
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero258:
+v1_zero262:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key256
+	JNZ  v1_key260
 
-v1_key_done257:
+v1_key_done261:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row254
+	JNZ     v1_row258
 
-v1_row_done255:
+v1_row_done259:
 	VZEROUPPER
 	RET
 
-kv_groups253:
+kv_groups257:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done260
+	JZ    kv_rescale_done264
 
-kv_rescale259:
+kv_rescale263:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3192,28 +3428,28 @@ kv_rescale259:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale259
+	JNZ          kv_rescale263
 
-kv_rescale_done260:
+kv_rescale_done264:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys261:
+vb_keys265:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done262
+	JL    vb_keys_done266
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done264
+	JZ    vb_query_done268
 
-vb_query263:
+vb_query267:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done266
+	JZ    vb_group_done270
 
-vb_group265:
+vb_group269:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	ADDQ       DX, R13
@@ -3224,9 +3460,9 @@ vb_group265:
 	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row267
+	JNZ        vb_by_row271
 
-vb_rows269:
+vb_rows273:
 	VMOVUPS.Z    (DI), K1, Z0
 	VMOVUPS.Z    40(DI), K1, Z1
 	VMOVUPS.Z    80(DI), K1, Z2
@@ -3234,123 +3470,123 @@ vb_rows269:
 	VMOVUPS.Z    (R9), K1, Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero270
+	JZ           vh_zero274
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero270:
+vh_zero274:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero271
+	JZ           vh_zero275
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero271:
+vh_zero275:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero272
-	VBROADCASTSS (R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero272:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero273
-	VBROADCASTSS (R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero273:
-	VMOVUPS.Z    (R9)(DX*1), K1, Z4
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero274
-	VBROADCASTSS 4(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero274:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero275
-	VBROADCASTSS 4(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero275:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero276
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero276:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero277
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS (R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero277:
-	VMOVUPS.Z    (R9)(DX*2), K1, Z4
-	MOVL         8(R8), R14
+	VMOVUPS.Z    (R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero278
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero278:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero279
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero279:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero280
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero280:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero281
-	VBROADCASTSS 8(R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero281:
-	VMOVUPS.Z    (R9)(R10*1), K1, Z4
-	MOVL         12(R8), R14
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero282
-	VBROADCASTSS 12(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero282:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero283
-	VBROADCASTSS 12(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero283:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero284
-	VBROADCASTSS 12(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero284:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero285
-	VBROADCASTSS 12(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero285:
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero286
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero286:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero287
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero287:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero288
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero288:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero289
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero289:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K1, 40(DI)
 	VMOVUPS Z2, K1, 80(DI)
@@ -3361,127 +3597,127 @@ vh_zero285:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows269
-	JMP     vb_group_next268
+	JNZ     vb_rows273
+	JMP     vb_group_next272
 
-vb_by_row267:
+vb_by_row271:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done287
+	JZ    vb_head_done291
 
-vb_head286:
+vb_head290:
 	VMOVUPS.Z    (DI), K1, Z0
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero288
+	JZ           vb_zero292
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero288:
+vb_zero292:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero289
+	JZ           vb_zero293
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero289:
+vb_zero293:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero290
+	JZ           vb_zero294
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero290:
+vb_zero294:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero291
+	JZ           vb_zero295
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero291:
+vb_zero295:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head286
+	JNZ     vb_head290
 
-vb_head_done287:
-vb_group_next268:
+vb_head_done291:
+vb_group_next272:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  vb_group265
+	JNZ  vb_group269
 
-vb_group_done266:
+vb_group_done270:
 	DECQ R11
-	JNZ  vb_query263
+	JNZ  vb_query267
 
-vb_query_done264:
+vb_query_done268:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys261
+	JMP  vb_keys265
 
-vb_keys_done262:
+vb_keys_done266:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done293
+	JZ     kv_key_done297
 
-kv_key292:
+kv_key296:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done295
+	JZ    kv_query_done299
 
-kv_query294:
+kv_query298:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done297
+	JZ    kv_group_done301
 
-kv_group296:
+kv_group300:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done299
+	JZ         kv_head_done303
 
-kv_head298:
+kv_head302:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero300
+	JZ           kv_zero304
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero300:
+kv_zero304:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head298
+	JNZ  kv_head302
 
-kv_head_done299:
+kv_head_done303:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group296
+	JNZ  kv_group300
 
-kv_group_done297:
+kv_group_done301:
 	DECQ R12
-	JNZ  kv_query294
+	JNZ  kv_query298
 
-kv_query_done295:
+kv_query_done299:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key292
+	JNZ  kv_key296
 
-kv_key_done293:
+kv_key_done297:
 	VZEROUPPER
 	RET
 
@@ -3494,9 +3730,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop302:
+loop306:
 	CMPQ    CX, $0x00000020
-	JB      loop_end303
+	JB      loop_end307
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3507,23 +3743,23 @@ loop302:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop302
+	JMP     loop306
 
-loop_end303:
-loop304:
+loop_end307:
+loop308:
 	CMPQ    CX, $0x00000010
-	JB      loop_end305
+	JB      loop_end309
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop304
+	JMP     loop308
 
-loop_end305:
+loop_end309:
 	TESTQ     CX, CX
-	JZ        loop_done301
+	JZ        loop_done305
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3531,7 +3767,7 @@ loop_end305:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done301:
+loop_done305:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3541,10 +3777,10 @@ loop_done301:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store306
+	JZ            max_store310
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store306:
+max_store310:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3571,9 +3807,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop308:
+loop312:
 	CMPQ         CX, $0x00000010
-	JB           loop_end309
+	JB           loop_end313
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3595,11 +3831,11 @@ loop308:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop308
+	JMP          loop312
 
-loop_end309:
+loop_end313:
 	TESTQ        CX, CX
-	JZ           loop_done307
+	JZ           loop_done311
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3623,7 +3859,7 @@ loop_end309:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done307:
+loop_done311:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -3651,9 +3887,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop310:
+widen_loop314:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end311
+	JB        widen_loop_end315
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -3665,56 +3901,56 @@ widen_loop310:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop310
+	JMP       widen_loop314
 
-widen_loop_end311:
-widen_loop312:
+widen_loop_end315:
+widen_loop316:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end313
+	JB        widen_loop_end317
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop312
+	JMP       widen_loop316
 
-widen_loop_end313:
+widen_loop_end317:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail314
+	JZ          widen_tail318
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail314:
+widen_tail318:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail315
+	JZ          widen_tail319
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail315:
+widen_tail319:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail316
+	JZ          widen_tail320
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail316:
+widen_tail320:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail317
+	JZ          widen_tail321
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail317:
+widen_tail321:
 	VZEROUPPER
 	RET
 
@@ -3730,23 +3966,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups318
+	JNE   kv_groups322
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows319:
+s1_rows323:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done320
+	JL   s1_rows_done324
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys321:
+s1_keys325:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done322
+	JL            s1_keys_done326
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -3829,13 +4065,13 @@ s1_keys321:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys321
+	JMP           s1_keys325
 
-s1_keys_done322:
+s1_keys_done326:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done324
+	JZ    s1_key_tail_done328
 
-s1_key_tail323:
+s1_key_tail327:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVDQU16.Z   (R8), K1, Y1
 	VCVTPH2PS     Y1, Z1
@@ -3892,29 +4128,29 @@ s1_key_tail323:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail323
+	JNZ           s1_key_tail327
 
-s1_key_tail_done324:
+s1_key_tail_done328:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows319
+	JMP  s1_rows323
 
-s1_rows_done320:
+s1_rows_done324:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done326
+	JZ    s1_row_tail_done330
 
-s1_row_tail325:
+s1_row_tail329:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done328
+	JZ    s1_row_tail_key_done332
 
-s1_row_tail_key327:
+s1_row_tail_key331:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVDQU16.Z   (R8), K1, Y1
 	VCVTPH2PS     Y1, Z1
@@ -3931,40 +4167,40 @@ s1_row_tail_key327:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key327
+	JNZ           s1_row_tail_key331
 
-s1_row_tail_key_done328:
+s1_row_tail_key_done332:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail325
+	JNZ  s1_row_tail329
 
-s1_row_tail_done326:
+s1_row_tail_done330:
 	VZEROUPPER
 	RET
 
-kv_groups318:
+kv_groups322:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key329
+	JNZ   kv_by_key333
 
-kb_keys330:
+kb_keys334:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done331
+	JL    kb_keys_done335
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done333
+	JZ    kb_query_done337
 
-kb_query332:
+kb_query336:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done335
+	JZ    kb_group_done339
 
-kb_group334:
+kb_group338:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -3975,7 +4211,7 @@ kb_group334:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows336:
+kb_rows340:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -4061,50 +4297,50 @@ kb_rows336:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows336
+	JNZ           kb_rows340
 	ADDQ          $0x00000014, R9
 	DECQ          R12
-	JNZ           kb_group334
+	JNZ           kb_group338
 
-kb_group_done335:
+kb_group_done339:
 	DECQ R11
-	JNZ  kb_query332
+	JNZ  kb_query336
 
-kb_query_done333:
+kb_query_done337:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys330
+	JMP  kb_keys334
 
-kb_keys_done331:
-kv_by_key329:
+kb_keys_done335:
+kv_by_key333:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done338
+	JZ     kv_key_done342
 
-kv_key337:
+kv_key341:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done340
+	JZ    kv_query_done344
 
-kv_query339:
+kv_query343:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done342
+	JZ    kv_group_done346
 
-kv_group341:
+kv_group345:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done344
+	JZ          kv_head_done348
 
-kv_head343:
+kv_head347:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -4119,24 +4355,24 @@ kv_head343:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head343
+	JNZ           kv_head347
 
-kv_head_done344:
+kv_head_done348:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  kv_group341
+	JNZ  kv_group345
 
-kv_group_done342:
+kv_group_done346:
 	DECQ R11
-	JNZ  kv_query339
+	JNZ  kv_query343
 
-kv_query_done340:
+kv_query_done344:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key337
+	JNZ  kv_key341
 
-kv_key_done338:
+kv_key_done342:
 	VZEROUPPER
 	RET
 
@@ -4152,7 +4388,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups345
+	JNE   kv_groups349
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4160,9 +4396,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done347
+	JZ    v1_row_done351
 
-v1_row346:
+v1_row350:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -4170,45 +4406,45 @@ v1_row346:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done349
+	JZ           v1_key_done353
 
-v1_key348:
+v1_key352:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero350
+	JZ           v1_zero354
 	VBROADCASTSS (R10), Z0
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero350:
+v1_zero354:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key348
+	JNZ  v1_key352
 
-v1_key_done349:
+v1_key_done353:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row346
+	JNZ     v1_row350
 
-v1_row_done347:
+v1_row_done351:
 	VZEROUPPER
 	RET
 
-kv_groups345:
+kv_groups349:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done352
+	JZ    kv_rescale_done356
 
-kv_rescale351:
+kv_rescale355:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -4216,28 +4452,28 @@ kv_rescale351:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale351
+	JNZ          kv_rescale355
 
-kv_rescale_done352:
+kv_rescale_done356:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys353:
+vb_keys357:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done354
+	JL    vb_keys_done358
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done356
+	JZ    vb_query_done360
 
-vb_query355:
+vb_query359:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done358
+	JZ    vb_group_done362
 
-vb_group357:
+vb_group361:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	ADDQ       DX, R10
@@ -4257,9 +4493,9 @@ vb_group357:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row359
+	JNZ        vb_by_row363
 
-vb_rows361:
+vb_rows365:
 	VMOVUPS.Z    (DI), K1, Z0
 	VMOVUPS.Z    40(DI), K1, Z1
 	VMOVUPS.Z    80(DI), K1, Z2
@@ -4268,250 +4504,250 @@ vb_rows361:
 	VCVTPH2PS    Y4, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero362
+	JZ           vh_zero366
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero362:
+vh_zero366:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero363
+	JZ           vh_zero367
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero363:
+vh_zero367:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero364
-	VBROADCASTSS (R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero364:
-	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero365
-	VBROADCASTSS (R8)(BP*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero365:
-	VMOVDQU16.Z  (R9)(DX*1), K1, Y4
-	VCVTPH2PS    Y4, Z4
-	MOVL         4(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero366
-	VBROADCASTSS 4(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero366:
-	MOVL         4(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero367
-	VBROADCASTSS 4(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero367:
-	MOVL         4(R8)(BX*2), R15
-	TESTL        R15, R15
 	JZ           vh_zero368
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero368:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero369
-	VBROADCASTSS 4(R8)(BP*1), Z5
+	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero369:
-	VMOVDQU16.Z  (R9)(DX*2), K1, Y4
+	VMOVDQU16.Z  (R9)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         8(R8), R15
+	MOVL         4(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero370
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero370:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero371
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero371:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero372
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero372:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero373
-	VBROADCASTSS 8(R8)(BP*1), Z5
+	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero373:
-	VMOVDQU16.Z  (R9)(R11*1), K1, Y4
+	VMOVDQU16.Z  (R9)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         12(R8), R15
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero374
-	VBROADCASTSS 12(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero374:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero375
-	VBROADCASTSS 12(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero375:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero376
-	VBROADCASTSS 12(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero376:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero377
-	VBROADCASTSS 12(R8)(BP*1), Z5
+	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero377:
-	VMOVDQU16.Z  (R10), K1, Y4
+	VMOVDQU16.Z  (R9)(R11*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         16(R8), R15
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero378
-	VBROADCASTSS 16(R8), Z5
+	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero378:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero379
-	VBROADCASTSS 16(R8)(BX*1), Z5
+	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero379:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero380
-	VBROADCASTSS 16(R8)(BX*2), Z5
+	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero380:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero381
-	VBROADCASTSS 16(R8)(BP*1), Z5
+	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero381:
-	VMOVDQU16.Z  (R10)(DX*1), K1, Y4
+	VMOVDQU16.Z  (R10), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         20(R8), R15
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero382
-	VBROADCASTSS 20(R8), Z5
+	VBROADCASTSS 16(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero382:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero383
-	VBROADCASTSS 20(R8)(BX*1), Z5
+	VBROADCASTSS 16(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero383:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero384
-	VBROADCASTSS 20(R8)(BX*2), Z5
+	VBROADCASTSS 16(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero384:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero385
-	VBROADCASTSS 20(R8)(BP*1), Z5
+	VBROADCASTSS 16(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero385:
-	VMOVDQU16.Z  (R10)(DX*2), K1, Y4
+	VMOVDQU16.Z  (R10)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         24(R8), R15
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero386
-	VBROADCASTSS 24(R8), Z5
+	VBROADCASTSS 20(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero386:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero387
-	VBROADCASTSS 24(R8)(BX*1), Z5
+	VBROADCASTSS 20(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero387:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero388
-	VBROADCASTSS 24(R8)(BX*2), Z5
+	VBROADCASTSS 20(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero388:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero389
-	VBROADCASTSS 24(R8)(BP*1), Z5
+	VBROADCASTSS 20(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero389:
-	VMOVDQU16.Z  (R10)(R11*1), K1, Y4
+	VMOVDQU16.Z  (R10)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         28(R8), R15
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero390
-	VBROADCASTSS 28(R8), Z5
+	VBROADCASTSS 24(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero390:
-	MOVL         28(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero391
-	VBROADCASTSS 28(R8)(BX*1), Z5
+	VBROADCASTSS 24(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero391:
-	MOVL         28(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero392
-	VBROADCASTSS 28(R8)(BX*2), Z5
+	VBROADCASTSS 24(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero392:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         28(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero393
-	VBROADCASTSS 28(R8)(BP*1), Z5
+	VBROADCASTSS 24(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero393:
+	VMOVDQU16.Z  (R10)(R11*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero394
+	VBROADCASTSS 28(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero394:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero395
+	VBROADCASTSS 28(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero395:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero396
+	VBROADCASTSS 28(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero396:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero397
+	VBROADCASTSS 28(R8)(BP*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero397:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K1, 40(DI)
 	VMOVUPS Z2, K1, 80(DI)
@@ -4522,168 +4758,168 @@ vh_zero393:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows361
-	JMP     vb_group_next360
+	JNZ     vb_rows365
+	JMP     vb_group_next364
 
-vb_by_row359:
+vb_by_row363:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done395
+	JZ    vb_head_done399
 
-vb_head394:
+vb_head398:
 	VMOVUPS.Z    (DI), K1, Z0
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero396
+	JZ           vb_zero400
 	VBROADCASTSS (R8), Z1
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero396:
+vb_zero400:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero397
+	JZ           vb_zero401
 	VBROADCASTSS 4(R8), Z1
 	VMOVDQU16.Z  (R9)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero397:
+vb_zero401:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero398
+	JZ           vb_zero402
 	VBROADCASTSS 8(R8), Z1
 	VMOVDQU16.Z  (R9)(DX*2), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero398:
+vb_zero402:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero399
+	JZ           vb_zero403
 	VBROADCASTSS 12(R8), Z1
 	VMOVDQU16.Z  (R9)(R11*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero399:
+vb_zero403:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero400
+	JZ           vb_zero404
 	VBROADCASTSS 16(R8), Z1
 	VMOVDQU16.Z  (R10), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero400:
+vb_zero404:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero401
+	JZ           vb_zero405
 	VBROADCASTSS 20(R8), Z1
 	VMOVDQU16.Z  (R10)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero401:
+vb_zero405:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero402
+	JZ           vb_zero406
 	VBROADCASTSS 24(R8), Z1
 	VMOVDQU16.Z  (R10)(DX*2), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero402:
+vb_zero406:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero403
+	JZ           vb_zero407
 	VBROADCASTSS 28(R8), Z1
 	VMOVDQU16.Z  (R10)(R11*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero403:
+vb_zero407:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head394
+	JNZ     vb_head398
 
-vb_head_done395:
-vb_group_next360:
+vb_head_done399:
+vb_group_next364:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  vb_group357
+	JNZ  vb_group361
 
-vb_group_done358:
+vb_group_done362:
 	DECQ R12
-	JNZ  vb_query355
+	JNZ  vb_query359
 
-vb_query_done356:
+vb_query_done360:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys353
+	JMP  vb_keys357
 
-vb_keys_done354:
+vb_keys_done358:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done405
+	JZ     kv_key_done409
 
-kv_key404:
+kv_key408:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done407
+	JZ    kv_query_done411
 
-kv_query406:
+kv_query410:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done409
+	JZ    kv_group_done413
 
-kv_group408:
+kv_group412:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done411
+	JZ          kv_head_done415
 
-kv_head410:
+kv_head414:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero412
+	JZ           kv_zero416
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero412:
+kv_zero416:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head410
+	JNZ  kv_head414
 
-kv_head_done411:
+kv_head_done415:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group408
+	JNZ  kv_group412
 
-kv_group_done409:
+kv_group_done413:
 	DECQ R12
-	JNZ  kv_query406
+	JNZ  kv_query410
 
-kv_query_done407:
+kv_query_done411:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key404
+	JNZ  kv_key408
 
-kv_key_done405:
+kv_key_done409:
 	VZEROUPPER
 	RET
 

@@ -22,6 +22,12 @@ func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 //go:noescape
 func hiRowNEON(h, a, b, c []float64)
 
+// farRowsNEON computes the rows of far positions as the product of four digit rows (unfused float32).
+// Implemented in grope_temp_f16_arm64.s.
+//
+//go:noescape
+func farRowsNEON(rows, digits []float32, pos []int32)
+
 // scaleRowsNEON multiplies row t of x (rowLen f16 values) by scales[t], rounded to nearest even.
 // Implemented in grope_temp_f16_arm64.s.
 //
@@ -72,5 +78,5 @@ func valuesKV16NEON(acc, p []float32, v []uint16, alpha []float32, nk, nb, group
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON, scoresKV16: scoresKV16NEON, valuesKV16: valuesKV16NEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, farRows: farRowsNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON, scoresKV16: scoresKV16NEON, valuesKV16: valuesKV16NEON})
 }

@@ -199,6 +199,11 @@ const (
 	exactDigits = 4
 )
 
+// farPosition is where the far path begins: a position p with |p| > farPosition,
+// where the bound is 1e−5, has its row from the float32 digit tables (farDigits) by
+// the farRows kernel; nearer ones by the float64 hi rows and combineRows.
+const farPosition = 1 << 20
+
 // sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in
 // float64: the operand layout of the combineRows kernel (asm/abi CombineRows).
 type sincos [2 * nFreq]float64
@@ -237,13 +242,15 @@ type posRow struct {
 }
 
 // freqSet is a frequency set served by angle addition: its float64 digit tables
-// (built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the
+// (built once, digitRows) and their float32 roundings (farDigits), a direct-mapped cache of hi rows (hiRowOf), one of the
 // rows of single positions (rotateAt), one of the rows of chunks (rotateChunk), and
 // their spares. Cache entries are immutable once stored, so concurrent calls are safe.
 type freqSet struct {
 	w                  *[nFreq]float64
 	digitOnce          sync.Once
 	digits             *[exactDigits * exactLow * 2 * nFreq]float64
+	farOnce            sync.Once
+	far                *[exactDigits * exactLow * 2 * nFreq]float32
 	hi                 [1024]hiSlot
 	rows               [4]atomic.Pointer[posRow]
 	spare              [4]atomic.Pointer[posRow]
@@ -326,32 +333,83 @@ func (fs *freqSet) rotateChunk(q, k operand, pos []int32, c int, sign float32) {
 	rotateRun(q, k, r.rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 }
 
-// digitRows returns the digit tables of fs, building them on first use: row d of
-// table k is a sincos at (k·exactLow + d)·2·nFreq holding cos and sin of
+// digitRow stores in r row d of digit table k of the frequencies w: cos and sin of
 // v·ω_i, v = d·2^(exactShift·k) (an exact integer, so the angle is one rounded
 // product); the top table (k = exactDigits−1) takes d as a signed digit, int8(d),
-// and is multiplied by AttentionFactor. Table 0 is the low table of the
-// combineRows kernel; 1…3 give the hi rows (hiFromDigits).
+// and is multiplied by AttentionFactor.
+func digitRow(r *sincos, w *[nFreq]float64, k, d int) {
+	v := int64(d) << (exactShift * k)
+	a := 1.0
+	if k == exactDigits-1 {
+		v, a = int64(int8(d))<<(exactShift*k), AttentionFactor
+	}
+	for i, wi := range w {
+		sn, cs := math.Sincos(float64(v) * wi)
+		r[i], r[nFreq+i] = a*cs, a*sn
+	}
+}
+
+// digitRows returns the digit tables of fs, building them on first use: row d of
+// table k (digitRow) is a sincos at (k·exactLow + d)·2·nFreq. Table 0 is the low
+// table of the combineRows kernel; 1…3 give the hi rows (hiFromDigits).
 func (fs *freqSet) digitRows() *[exactDigits * exactLow * 2 * nFreq]float64 {
 	fs.digitOnce.Do(func() {
 		t := new([exactDigits * exactLow * 2 * nFreq]float64)
 		for k := 0; k < exactDigits; k++ {
 			for d := 0; d < exactLow; d++ {
-				r := (*sincos)(t[(k*exactLow+d)*2*nFreq:])
-				v := int64(d) << (exactShift * k)
-				a := 1.0
-				if k == exactDigits-1 {
-					v, a = int64(int8(d))<<(exactShift*k), AttentionFactor
-				}
-				for i, wi := range fs.w {
-					sn, cs := math.Sincos(float64(v) * wi)
-					r[i], r[nFreq+i] = a*cs, a*sn
-				}
+				digitRow((*sincos)(t[(k*exactLow+d)*2*nFreq:]), fs.w, k, d)
 			}
 		}
 		fs.digits = t
 	})
 	return fs.digits
+}
+
+// farDigits returns the digit tables of the farRows kernel (asm/abi FarRows):
+// digitRow's rows, each value rounded once to float32, in the layout of digitRows;
+// built on first use, without the float64 tables.
+func (fs *freqSet) farDigits() *[exactDigits * exactLow * 2 * nFreq]float32 {
+	fs.farOnce.Do(func() {
+		t := new([exactDigits * exactLow * 2 * nFreq]float32)
+		var r sincos
+		for k := 0; k < exactDigits; k++ {
+			for d := 0; d < exactLow; d++ {
+				digitRow(&r, fs.w, k, d)
+				for i, x := range r {
+					t[(k*exactLow+d)*2*nFreq+i] = float32(x)
+				}
+			}
+		}
+		fs.far = t
+	})
+	return fs.far
+}
+
+// cmul32 is the complex product (xc + i·xs)(yc + i·ys) in float32 with every
+// product rounded (float32(x*y) forbids an FMA, so every GOARCH gives the same
+// bits, those of the assembly farRows kernels).
+func cmul32(xc, xs, yc, ys float32) (float32, float32) {
+	return float32(xc*yc) - float32(xs*ys), float32(xs*yc) + float32(xc*ys)
+}
+
+// farRowsGeneric is the portable farRows kernel (asm/abi FarRows): row t of rows
+// is ((D3·D2)·D1)·D0 per pair (cmul32), D_k the row of digits' table k at byte k
+// of pos[t].
+func farRowsGeneric(rows, digits []float32, pos []int32) {
+	for t, p := range pos {
+		row := (*[rowLen]float32)(rows[t*rowLen:])
+		var dr [exactDigits]*[2 * nFreq]float32
+		for k := range dr {
+			b := int(uint32(p) >> (exactShift * k) & (exactLow - 1))
+			dr[k] = (*[2 * nFreq]float32)(digits[(k*exactLow+b)*2*nFreq:])
+		}
+		for i := 0; i < nFreq; i++ {
+			mc, ms := cmul32(dr[3][i], dr[3][nFreq+i], dr[2][i], dr[2][nFreq+i])
+			hc, hs := cmul32(mc, ms, dr[1][i], dr[1][nFreq+i])
+			rc, rs := cmul32(hc, hs, dr[0][i], dr[0][nFreq+i])
+			row[i], row[nFreq+i] = rc, rs
+		}
+	}
 }
 
 // hiFromDigits stores in h the hi row of hi = p>>exactShift, A·cos and A·sin of
@@ -396,22 +454,41 @@ func (fs *freqSet) hiRowOf(hi int32, tab *[exactDigits * exactLow * 2 * nFreq]fl
 	return &r.sc
 }
 
+// farPos reports whether p takes the far path (|p| > farPosition).
+func farPos(p int32) bool {
+	return p > farPosition || p < -farPosition
+}
+
 // fillRows computes the table rows of pos into rows by angle addition: per run of
-// positions sharing hi, the hi row (hiRowOf) and one combineRows call of the active
-// variant with the low table.
+// far positions (farPos) one farRows call of the active variant with the float32
+// digit tables; per run of nearer positions sharing hi, the hi row (hiRowOf) and
+// one combineRows call with the low table. Each kind of table is built at its first use.
 func (fs *freqSet) fillRows(rows []float32, pos []int32) {
-	tab := fs.digitRows()
-	h := hiScratch.Get().(*sincos)
+	var h *sincos
 	for t := 0; t < len(pos); {
-		hi := pos[t] >> exactShift
 		e := t + 1
-		for e < len(pos) && pos[e]>>exactShift == hi {
+		if farPos(pos[t]) {
+			for e < len(pos) && farPos(pos[e]) {
+				e++
+			}
+			active.farRows(rows[t*rowLen:e*rowLen], fs.farDigits()[:], pos[t:e])
+			t = e
+			continue
+		}
+		if h == nil {
+			h = hiScratch.Get().(*sincos)
+		}
+		tab := fs.digitRows()
+		hi := pos[t] >> exactShift
+		for e < len(pos) && pos[e]>>exactShift == hi && !farPos(pos[e]) {
 			e++
 		}
 		active.combineRows(rows[t*rowLen:e*rowLen], fs.hiRowOf(hi, tab, h)[:], tab[:exactLow*2*nFreq], pos[t:e], exactLow-1)
 		t = e
 	}
-	hiScratch.Put(h)
+	if h != nil {
+		hiScratch.Put(h)
+	}
 }
 
 // combineRowsGeneric is the portable combineRows kernel (asm/abi CombineRows): row t

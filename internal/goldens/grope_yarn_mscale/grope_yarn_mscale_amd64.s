@@ -955,6 +955,178 @@ TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX2(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX2
+TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done37
+	VMOVUPS far_dup8_0<>+0(SB), Y0
+	VMOVUPS far_dup8_1<>+0(SB), Y1
+
+far_token38:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Y2
+	VMOVUPS 196736(CX)(SI*1), Y3
+	VMOVUPS 131072(CX)(R9*1), Y4
+	VMOVUPS 131200(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65536(CX)(R8*1), Y2
+	VMOVUPS 65664(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (CX)(DI*1), Y3
+	VMOVUPS 128(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, (AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 32(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 256(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 288(AX)
+	VMOVUPS 196640(CX)(SI*1), Y2
+	VMOVUPS 196768(CX)(SI*1), Y3
+	VMOVUPS 131104(CX)(R9*1), Y4
+	VMOVUPS 131232(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65568(CX)(R8*1), Y2
+	VMOVUPS 65696(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 32(CX)(DI*1), Y3
+	VMOVUPS 160(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 96(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 320(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 352(AX)
+	VMOVUPS 196672(CX)(SI*1), Y2
+	VMOVUPS 196800(CX)(SI*1), Y3
+	VMOVUPS 131136(CX)(R9*1), Y4
+	VMOVUPS 131264(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65600(CX)(R8*1), Y2
+	VMOVUPS 65728(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 64(CX)(DI*1), Y3
+	VMOVUPS 192(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 128(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 160(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 384(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 416(AX)
+	VMOVUPS 196704(CX)(SI*1), Y2
+	VMOVUPS 196832(CX)(SI*1), Y3
+	VMOVUPS 131168(CX)(R9*1), Y4
+	VMOVUPS 131296(CX)(R9*1), Y5
+	VMULPS  Y4, Y2, Y6
+	VMULPS  Y5, Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y5, Y2, Y2
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS 65632(CX)(R8*1), Y2
+	VMOVUPS 65760(CX)(R8*1), Y4
+	VMULPS  Y2, Y6, Y5
+	VMULPS  Y4, Y3, Y7
+	VSUBPS  Y7, Y5, Y5
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 96(CX)(DI*1), Y3
+	VMOVUPS 224(CX)(DI*1), Y4
+	VMULPS  Y3, Y5, Y6
+	VMULPS  Y4, Y2, Y7
+	VSUBPS  Y7, Y6, Y6
+	VMULPS  Y3, Y2, Y2
+	VMULPS  Y4, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VPERMPS Y6, Y0, Y3
+	VMOVUPS Y3, 192(AX)
+	VPERMPS Y6, Y1, Y3
+	VMOVUPS Y3, 224(AX)
+	VPERMPS Y2, Y0, Y3
+	VMOVUPS Y3, 448(AX)
+	VPERMPS Y2, Y1, Y2
+	VMOVUPS Y2, 480(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token38
+
+far_done37:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -965,23 +1137,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups37
+	JNE   kv_groups39
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows38:
+s1_rows40:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done39
+	JL   s1_rows_done41
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys40:
+s1_keys42:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done41
+	JL           s1_keys_done43
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      256(SI), Y7
@@ -1110,13 +1282,13 @@ s1_keys40:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys40
+	JMP          s1_keys42
 
-s1_keys_done41:
+s1_keys_done43:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done43
+	JZ    s1_key_tail_done45
 
-s1_key_tail42:
+s1_key_tail44:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1168,27 +1340,27 @@ s1_key_tail42:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail42
+	JNZ          s1_key_tail44
 
-s1_key_tail_done43:
+s1_key_tail_done45:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows38
+	JMP  s1_rows40
 
-s1_rows_done39:
+s1_rows_done41:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done45
+	JZ    s1_row_tail_done47
 
-s1_row_tail44:
+s1_row_tail46:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done47
+	JZ    s1_row_tail_key_done49
 
-s1_row_tail_key46:
+s1_row_tail_key48:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1216,40 +1388,40 @@ s1_row_tail_key46:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key46
+	JNZ          s1_row_tail_key48
 
-s1_row_tail_key_done47:
+s1_row_tail_key_done49:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail44
+	JNZ  s1_row_tail46
 
-s1_row_tail_done45:
+s1_row_tail_done47:
 	VZEROUPPER
 	RET
 
-kv_groups37:
+kv_groups39:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key48
+	JNZ   kv_by_key50
 
-kb_keys49:
+kb_keys51:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done50
+	JL    kb_keys_done52
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done52
+	JZ    kb_query_done54
 
-kb_query51:
+kb_query53:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done54
+	JZ    kb_group_done56
 
-kb_group53:
+kb_group55:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1272,7 +1444,7 @@ kb_group53:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows55:
+kb_rows57:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      256(DI), Y7
@@ -1402,42 +1574,42 @@ kb_rows55:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows55
+	JNZ          kb_rows57
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group53
+	JNZ          kb_group55
 
-kb_group_done54:
+kb_group_done56:
 	DECQ R11
-	JNZ  kb_query51
+	JNZ  kb_query53
 
-kb_query_done52:
+kb_query_done54:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys49
+	JMP  kb_keys51
 
-kb_keys_done50:
-kv_by_key48:
+kb_keys_done52:
+kv_by_key50:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done57
+	JZ     kv_key_done59
 
-kv_key56:
+kv_key58:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done59
+	JZ    kv_query_done61
 
-kv_query58:
+kv_query60:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done61
+	JZ    kv_group_done63
 
-kv_group60:
+kv_group62:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1452,9 +1624,9 @@ kv_group60:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done63
+	JZ         kv_head_done65
 
-kv_head62:
+kv_head64:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -1474,24 +1646,24 @@ kv_head62:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head62
+	JNZ          kv_head64
 
-kv_head_done63:
+kv_head_done65:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group60
+	JNZ  kv_group62
 
-kv_group_done61:
+kv_group_done63:
 	DECQ R11
-	JNZ  kv_query58
+	JNZ  kv_query60
 
-kv_query_done59:
+kv_query_done61:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key56
+	JNZ  kv_key58
 
-kv_key_done57:
+kv_key_done59:
 	VZEROUPPER
 	RET
 
@@ -1505,7 +1677,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups64
+	JNE   kv_groups66
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1513,9 +1685,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done66
+	JZ    v1_row_done68
 
-v1_row65:
+v1_row67:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1537,12 +1709,12 @@ v1_row65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done70
 
-v1_key67:
+v1_key69:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero71
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1553,13 +1725,13 @@ v1_key67:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero69:
+v1_zero71:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key69
 
-v1_key_done68:
+v1_key_done70:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1572,22 +1744,22 @@ v1_key_done68:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row65
+	JNZ     v1_row67
 
-v1_row_done66:
+v1_row_done68:
 	VZEROUPPER
 	RET
 
-kv_groups64:
+kv_groups66:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done71
+	JZ    kv_rescale_done73
 
-kv_rescale70:
+kv_rescale72:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1616,28 +1788,28 @@ kv_rescale70:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale70
+	JNZ          kv_rescale72
 
-kv_rescale_done71:
+kv_rescale_done73:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys72:
+vb_keys74:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done73
+	JL    vb_keys_done75
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done75
+	JZ    vb_query_done77
 
-vb_query74:
+vb_query76:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done77
+	JZ    vb_group_done79
 
-vb_group76:
+vb_group78:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1660,9 +1832,9 @@ vb_group76:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row78
+	JNZ        vb_by_row80
 
-vb_rows80:
+vb_rows82:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1677,96 +1849,96 @@ vb_rows80:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero83
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero83:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero84
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero84:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero85
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero85:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero86:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero87
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero87:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero88:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero89
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero89:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero90:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1789,96 +1961,96 @@ vh_zero88:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero91
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero91:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero92
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero92:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero93
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero93:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero94:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero95
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero95:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero96:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero97
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero97:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero98:
 	VMOVUPS Y0, 128(DI)
 	VMOVUPS Y1, 160(DI)
 	VMOVUPS Y2, 192(DI)
@@ -1891,15 +2063,15 @@ vh_zero96:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows80
-	JMP     vb_group_next79
+	JNZ     vb_rows82
+	JMP     vb_group_next81
 
-vb_by_row78:
+vb_by_row80:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done98
+	JZ    vb_head_done100
 
-vb_head97:
+vb_head99:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1910,7 +2082,7 @@ vb_head97:
 	VMOVUPS      224(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero99
+	JZ           vb_zero101
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1921,10 +2093,10 @@ vb_head97:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero99:
+vb_zero101:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero100
+	JZ           vb_zero102
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1935,10 +2107,10 @@ vb_zero99:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero100:
+vb_zero102:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero101
+	JZ           vb_zero103
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R9)(DX*2), Y8, Y0
 	VFMADD231PS  32(R9)(DX*2), Y8, Y1
@@ -1949,10 +2121,10 @@ vb_zero100:
 	VFMADD231PS  192(R9)(DX*2), Y8, Y6
 	VFMADD231PS  224(R9)(DX*2), Y8, Y7
 
-vb_zero101:
+vb_zero103:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero102
+	JZ           vb_zero104
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R9)(R10*1), Y8, Y0
 	VFMADD231PS  32(R9)(R10*1), Y8, Y1
@@ -1963,7 +2135,7 @@ vb_zero101:
 	VFMADD231PS  192(R9)(R10*1), Y8, Y6
 	VFMADD231PS  224(R9)(R10*1), Y8, Y7
 
-vb_zero102:
+vb_zero104:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1975,44 +2147,44 @@ vb_zero102:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head97
+	JNZ     vb_head99
 
-vb_head_done98:
-vb_group_next79:
+vb_head_done100:
+vb_group_next81:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group76
+	JNZ  vb_group78
 
-vb_group_done77:
+vb_group_done79:
 	DECQ R11
-	JNZ  vb_query74
+	JNZ  vb_query76
 
-vb_query_done75:
+vb_query_done77:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys72
+	JMP  vb_keys74
 
-vb_keys_done73:
+vb_keys_done75:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done104
+	JZ     kv_key_done106
 
-kv_key103:
+kv_key105:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done106
+	JZ    kv_query_done108
 
-kv_query105:
+kv_query107:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done108
+	JZ    kv_group_done110
 
-kv_group107:
+kv_group109:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2027,12 +2199,12 @@ kv_group107:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done110
+	JZ         kv_head_done112
 
-kv_head109:
+kv_head111:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero111
+	JZ           kv_zero113
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -2059,28 +2231,28 @@ kv_head109:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero111:
+kv_zero113:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head109
+	JNZ  kv_head111
 
-kv_head_done110:
+kv_head_done112:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group107
+	JNZ  kv_group109
 
-kv_group_done108:
+kv_group_done110:
 	DECQ R12
-	JNZ  kv_query105
+	JNZ  kv_query107
 
-kv_query_done106:
+kv_query_done108:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key103
+	JNZ  kv_key105
 
-kv_key_done104:
+kv_key_done106:
 	VZEROUPPER
 	RET
 
@@ -2093,9 +2265,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop113:
+loop115:
 	CMPQ    CX, $0x00000010
-	JB      loop_end114
+	JB      loop_end116
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2106,23 +2278,23 @@ loop113:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop113
+	JMP     loop115
 
-loop_end114:
-loop115:
+loop_end116:
+loop117:
 	CMPQ    CX, $0x00000008
-	JB      loop_end116
+	JB      loop_end118
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop115
+	JMP     loop117
 
-loop_end116:
+loop_end118:
 	TESTQ      CX, CX
-	JZ         loop_done112
+	JZ         loop_done114
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2132,7 +2304,7 @@ loop_end116:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done112:
+loop_done114:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2140,10 +2312,10 @@ loop_done112:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store117
+	JZ           max_store119
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store117:
+max_store119:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2163,9 +2335,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop119:
+loop121:
 	CMPQ         CX, $0x00000008
-	JB           loop_end120
+	JB           loop_end122
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2188,11 +2360,11 @@ loop119:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop119
+	JMP          loop121
 
-loop_end120:
+loop_end122:
 	TESTQ        CX, CX
-	JZ           loop_done118
+	JZ           loop_done120
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2218,7 +2390,7 @@ loop_end120:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done118:
+loop_done120:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2240,18 +2412,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done121
+	JZ     rope_done123
 	TESTL  R8, R8
-	JS     rope_inverse122
+	JS     rope_inverse124
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream123
+	JA     rope_stream125
 
-rope_token125:
+rope_token127:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2265,14 +2437,14 @@ rope_token125:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done126
+	JZ      rope_heads_done128
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src127
+	JNE     rope_heads_from_src129
 
-rope_head128:
+rope_head130:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2295,13 +2467,13 @@ rope_head128:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head128
-	JMP            rope_heads_done126
+	JNZ            rope_head130
+	JMP            rope_heads_done128
 
-rope_heads_from_src127:
+rope_heads_from_src129:
 	MOVQ CX, R10
 
-rope_head129:
+rope_head131:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2325,17 +2497,17 @@ rope_head129:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head129
+	JNZ            rope_head131
 
-rope_heads_done126:
+rope_heads_done128:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done130
+	JZ    rope_heads_done132
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head131:
+rope_head133:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2358,9 +2530,9 @@ rope_head131:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head131
+	JNZ            rope_head133
 
-rope_heads_done130:
+rope_heads_done132:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2370,11 +2542,11 @@ rope_heads_done130:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token125
-	JMP  rope_tokens_done124
+	JNZ  rope_token127
+	JMP  rope_tokens_done126
 
-rope_stream123:
-rope_token132:
+rope_stream125:
+rope_token134:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2388,16 +2560,16 @@ rope_token132:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done133
+	JZ      rope_heads_done135
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src134
+	JNE     rope_heads_from_src136
 
-rope_head135:
+rope_head137:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2424,13 +2596,13 @@ rope_head135:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head135
-	JMP            rope_heads_done133
+	JNZ            rope_head137
+	JMP            rope_heads_done135
 
-rope_heads_from_src134:
+rope_heads_from_src136:
 	MOVQ CX, R10
 
-rope_head136:
+rope_head138:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2458,19 +2630,19 @@ rope_head136:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head136
+	JNZ            rope_head138
 
-rope_heads_done133:
+rope_heads_done135:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done137
+	JZ    rope_heads_done139
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head138:
+rope_head140:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2497,9 +2669,9 @@ rope_head138:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head138
+	JNZ            rope_head140
 
-rope_heads_done137:
+rope_heads_done139:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2509,21 +2681,21 @@ rope_heads_done137:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token132
+	JNZ  rope_token134
 
-rope_tokens_done124:
-	JMP rope_done121
+rope_tokens_done126:
+	JMP rope_done123
 
-rope_inverse122:
+rope_inverse124:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream139
+	JA     rope_stream141
 
-rope_token141:
+rope_token143:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2537,12 +2709,12 @@ rope_token141:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done142
+	JZ      rope_heads_done144
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head143:
+rope_head145:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2565,19 +2737,19 @@ rope_head143:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head143
+	JNZ            rope_head145
 
-rope_heads_done142:
+rope_heads_done144:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token141
-	JMP  rope_tokens_done140
+	JNZ  rope_token143
+	JMP  rope_tokens_done142
 
-rope_stream139:
-rope_token144:
+rope_stream141:
+rope_token146:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2591,14 +2763,14 @@ rope_token144:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done145
+	JZ      rope_heads_done147
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head146:
+rope_head148:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2625,18 +2797,18 @@ rope_head146:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head146
+	JNZ            rope_head148
 
-rope_heads_done145:
+rope_heads_done147:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token144
+	JNZ  rope_token146
 
-rope_tokens_done140:
-rope_done121:
+rope_tokens_done142:
+rope_done123:
 	VZEROUPPER
 	RET
 
@@ -2650,10 +2822,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done147
+	JZ      combine_done149
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token148:
+combine_token150:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000200, R8, R8
@@ -2717,9 +2889,9 @@ combine_token148:
 	ADDQ      $0x00000200, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token148
+	JNZ       combine_token150
 
-combine_done147:
+combine_done149:
 	VZEROUPPER
 	RET
 
@@ -2813,6 +2985,110 @@ TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
 	VZEROUPPER
 	RET
 
+// func farRowsAVX512(rows []float32, digits []float32, pos []int32)
+// Requires: AVX, AVX512F
+TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    digits_base+24(FP), CX
+	MOVQ    pos_base+48(FP), DX
+	MOVQ    pos_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      far_done151
+	VMOVUPS far_dup16_0<>+0(SB), Z0
+	VMOVUPS far_dup16_1<>+0(SB), Z1
+
+far_token152:
+	MOVL    (DX), SI
+	MOVL    SI, DI
+	ANDL    $0x000000ff, DI
+	IMUL3Q  $0x00000100, DI, DI
+	MOVL    SI, R8
+	SHRL    $0x08, R8
+	ANDL    $0x000000ff, R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVL    SI, R9
+	SHRL    $0x10, R9
+	ANDL    $0x000000ff, R9
+	IMUL3Q  $0x00000100, R9, R9
+	SHRL    $0x18, SI
+	IMUL3Q  $0x00000100, SI, SI
+	VMOVUPS 196608(CX)(SI*1), Z2
+	VMOVUPS 196736(CX)(SI*1), Z3
+	VMOVUPS 131072(CX)(R9*1), Z4
+	VMOVUPS 131200(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 65536(CX)(R8*1), Z2
+	VMOVUPS 65664(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (CX)(DI*1), Z3
+	VMOVUPS 128(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, (AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 64(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 256(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 320(AX)
+	VMOVUPS 196672(CX)(SI*1), Z2
+	VMOVUPS 196800(CX)(SI*1), Z3
+	VMOVUPS 131136(CX)(R9*1), Z4
+	VMOVUPS 131264(CX)(R9*1), Z5
+	VMULPS  Z4, Z2, Z6
+	VMULPS  Z5, Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z4, Z3, Z3
+	VMULPS  Z5, Z2, Z2
+	VADDPS  Z2, Z3, Z3
+	VMOVUPS 65600(CX)(R8*1), Z2
+	VMOVUPS 65728(CX)(R8*1), Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z4, Z3, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMULPS  Z2, Z3, Z2
+	VMULPS  Z4, Z6, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 64(CX)(DI*1), Z3
+	VMOVUPS 192(CX)(DI*1), Z4
+	VMULPS  Z3, Z5, Z6
+	VMULPS  Z4, Z2, Z7
+	VSUBPS  Z7, Z6, Z6
+	VMULPS  Z3, Z2, Z2
+	VMULPS  Z4, Z5, Z3
+	VADDPS  Z3, Z2, Z2
+	VPERMPS Z6, Z0, Z3
+	VMOVUPS Z3, 128(AX)
+	VPERMPS Z6, Z1, Z3
+	VMOVUPS Z3, 192(AX)
+	VPERMPS Z2, Z0, Z3
+	VMOVUPS Z3, 384(AX)
+	VPERMPS Z2, Z1, Z2
+	VMOVUPS Z2, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x04, DX
+	DECQ    BX
+	JNZ     far_token152
+
+far_done151:
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
@@ -2823,23 +3099,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups149
+	JNE   kv_groups153
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows150:
+s1_rows154:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done151
+	JL   s1_rows_done155
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys152:
+s1_keys156:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done153
+	JL            s1_keys_done157
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2990,13 +3266,13 @@ s1_keys152:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys152
+	JMP           s1_keys156
 
-s1_keys_done153:
+s1_keys_done157:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done155
+	JZ    s1_key_tail_done159
 
-s1_key_tail154:
+s1_key_tail158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3073,29 +3349,29 @@ s1_key_tail154:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail154
+	JNZ           s1_key_tail158
 
-s1_key_tail_done155:
+s1_key_tail_done159:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows150
+	JMP  s1_rows154
 
-s1_rows_done151:
+s1_rows_done155:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done157
+	JZ    s1_row_tail_done161
 
-s1_row_tail156:
+s1_row_tail160:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done159
+	JZ    s1_row_tail_key_done163
 
-s1_row_tail_key158:
+s1_row_tail_key162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3117,40 +3393,40 @@ s1_row_tail_key158:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key158
+	JNZ           s1_row_tail_key162
 
-s1_row_tail_key_done159:
+s1_row_tail_key_done163:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail156
+	JNZ  s1_row_tail160
 
-s1_row_tail_done157:
+s1_row_tail_done161:
 	VZEROUPPER
 	RET
 
-kv_groups149:
+kv_groups153:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key160
+	JNZ   kv_by_key164
 
-kb_keys161:
+kb_keys165:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done162
+	JL    kb_keys_done166
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done164
+	JZ    kb_query_done168
 
-kb_query163:
+kb_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done166
+	JZ    kb_group_done170
 
-kb_group165:
+kb_group169:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3173,7 +3449,7 @@ kb_group165:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows167:
+kb_rows171:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -3327,42 +3603,42 @@ kb_rows167:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows167
+	JNZ           kb_rows171
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group165
+	JNZ           kb_group169
 
-kb_group_done166:
+kb_group_done170:
 	DECQ R11
-	JNZ  kb_query163
+	JNZ  kb_query167
 
-kb_query_done164:
+kb_query_done168:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys161
+	JMP  kb_keys165
 
-kb_keys_done162:
-kv_by_key160:
+kb_keys_done166:
+kv_by_key164:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done169
+	JZ     kv_key_done173
 
-kv_key168:
+kv_key172:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done171
+	JZ    kv_query_done175
 
-kv_query170:
+kv_query174:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done173
+	JZ    kv_group_done177
 
-kv_group172:
+kv_group176:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3373,9 +3649,9 @@ kv_group172:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done175
+	JZ         kv_head_done179
 
-kv_head174:
+kv_head178:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -3393,24 +3669,24 @@ kv_head174:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head174
+	JNZ           kv_head178
 
-kv_head_done175:
+kv_head_done179:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group172
+	JNZ  kv_group176
 
-kv_group_done173:
+kv_group_done177:
 	DECQ R11
-	JNZ  kv_query170
+	JNZ  kv_query174
 
-kv_query_done171:
+kv_query_done175:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key168
+	JNZ  kv_key172
 
-kv_key_done169:
+kv_key_done173:
 	VZEROUPPER
 	RET
 
@@ -3424,7 +3700,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups176
+	JNE   kv_groups180
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3432,9 +3708,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done178
+	JZ    v1_row_done182
 
-v1_row177:
+v1_row181:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3448,25 +3724,25 @@ v1_row177:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done180
+	JZ           v1_key_done184
 
-v1_key179:
+v1_key183:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero181
+	JZ           v1_zero185
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero181:
+v1_zero185:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key179
+	JNZ  v1_key183
 
-v1_key_done180:
+v1_key_done184:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3475,22 +3751,22 @@ v1_key_done180:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row177
+	JNZ     v1_row181
 
-v1_row_done178:
+v1_row_done182:
 	VZEROUPPER
 	RET
 
-kv_groups176:
+kv_groups180:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done183
+	JZ    kv_rescale_done187
 
-kv_rescale182:
+kv_rescale186:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3507,28 +3783,28 @@ kv_rescale182:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale182
+	JNZ          kv_rescale186
 
-kv_rescale_done183:
+kv_rescale_done187:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys184:
+vb_keys188:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done185
+	JL    vb_keys_done189
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done187
+	JZ    vb_query_done191
 
-vb_query186:
+vb_query190:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done189
+	JZ    vb_group_done193
 
-vb_group188:
+vb_group192:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3551,9 +3827,9 @@ vb_group188:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row190
+	JNZ        vb_by_row194
 
-vb_rows192:
+vb_rows196:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -3576,73 +3852,28 @@ vb_rows192:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero193
+	JZ           vh_zero197
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero193:
+vh_zero197:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero194
+	JZ           vh_zero198
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero194:
+vh_zero198:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero195
-	VBROADCASTSS (R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero195:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero196
-	VBROADCASTSS (R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero196:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero197
-	VBROADCASTSS 4(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero197:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero198
-	VBROADCASTSS 4(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero198:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
 	JZ           vh_zero199
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS (R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3650,44 +3881,44 @@ vh_zero198:
 
 vh_zero199:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         (R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero200
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS (R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero200:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero201
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 4(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero201:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero202
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 4(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero202:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         4(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero203
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3695,44 +3926,44 @@ vh_zero202:
 
 vh_zero203:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero204
-	VBROADCASTSS 8(R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero204:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero205
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero205:
-	MOVL         12(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero206
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero206:
-	MOVL         12(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero207
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3740,16 +3971,61 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero208
-	VBROADCASTSS 12(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero208:
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero209:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero210:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero211:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero212:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3772,59 +4048,59 @@ vh_zero208:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows192
-	JMP     vb_group_next191
+	JNZ     vb_rows196
+	JMP     vb_group_next195
 
-vb_by_row190:
+vb_by_row194:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done210
+	JZ    vb_head_done214
 
-vb_head209:
+vb_head213:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero211
+	JZ           vb_zero215
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero211:
+vb_zero215:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero212
+	JZ           vb_zero216
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero212:
+vb_zero216:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero213
+	JZ           vb_zero217
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R9)(DX*2), Z4, Z0
 	VFMADD231PS  64(R9)(DX*2), Z4, Z1
 	VFMADD231PS  128(R9)(DX*2), Z4, Z2
 	VFMADD231PS  192(R9)(DX*2), Z4, Z3
 
-vb_zero213:
+vb_zero217:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero214
+	JZ           vb_zero218
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R9)(R10*1), Z4, Z0
 	VFMADD231PS  64(R9)(R10*1), Z4, Z1
 	VFMADD231PS  128(R9)(R10*1), Z4, Z2
 	VFMADD231PS  192(R9)(R10*1), Z4, Z3
 
-vb_zero214:
+vb_zero218:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3832,44 +4108,44 @@ vb_zero214:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head209
+	JNZ     vb_head213
 
-vb_head_done210:
-vb_group_next191:
+vb_head_done214:
+vb_group_next195:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group188
+	JNZ  vb_group192
 
-vb_group_done189:
+vb_group_done193:
 	DECQ R11
-	JNZ  vb_query186
+	JNZ  vb_query190
 
-vb_query_done187:
+vb_query_done191:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys184
+	JMP  vb_keys188
 
-vb_keys_done185:
+vb_keys_done189:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done216
+	JZ     kv_key_done220
 
-kv_key215:
+kv_key219:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done218
+	JZ    kv_query_done222
 
-kv_query217:
+kv_query221:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done220
+	JZ    kv_group_done224
 
-kv_group219:
+kv_group223:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3880,12 +4156,12 @@ kv_group219:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done222
+	JZ         kv_head_done226
 
-kv_head221:
+kv_head225:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero223
+	JZ           kv_zero227
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -3900,28 +4176,28 @@ kv_head221:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero223:
+kv_zero227:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head221
+	JNZ  kv_head225
 
-kv_head_done222:
+kv_head_done226:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group219
+	JNZ  kv_group223
 
-kv_group_done220:
+kv_group_done224:
 	DECQ R12
-	JNZ  kv_query217
+	JNZ  kv_query221
 
-kv_query_done218:
+kv_query_done222:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key215
+	JNZ  kv_key219
 
-kv_key_done216:
+kv_key_done220:
 	VZEROUPPER
 	RET
 
@@ -3934,9 +4210,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop225:
+loop229:
 	CMPQ    CX, $0x00000020
-	JB      loop_end226
+	JB      loop_end230
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3947,23 +4223,23 @@ loop225:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop225
+	JMP     loop229
 
-loop_end226:
-loop227:
+loop_end230:
+loop231:
 	CMPQ    CX, $0x00000010
-	JB      loop_end228
+	JB      loop_end232
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop227
+	JMP     loop231
 
-loop_end228:
+loop_end232:
 	TESTQ     CX, CX
-	JZ        loop_done224
+	JZ        loop_done228
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3971,7 +4247,7 @@ loop_end228:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done224:
+loop_done228:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3981,10 +4257,10 @@ loop_done224:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store229
+	JZ            max_store233
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store229:
+max_store233:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4011,9 +4287,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop231:
+loop235:
 	CMPQ         CX, $0x00000010
-	JB           loop_end232
+	JB           loop_end236
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4035,11 +4311,11 @@ loop231:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop231
+	JMP          loop235
 
-loop_end232:
+loop_end236:
 	TESTQ        CX, CX
-	JZ           loop_done230
+	JZ           loop_done234
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4063,7 +4339,7 @@ loop_end232:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done230:
+loop_done234:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4085,6 +4361,26 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_0<>+0(SB)/4, $0x00000000
+DATA far_dup8_0<>+4(SB)/4, $0x00000000
+DATA far_dup8_0<>+8(SB)/4, $0x00000001
+DATA far_dup8_0<>+12(SB)/4, $0x00000001
+DATA far_dup8_0<>+16(SB)/4, $0x00000002
+DATA far_dup8_0<>+20(SB)/4, $0x00000002
+DATA far_dup8_0<>+24(SB)/4, $0x00000003
+DATA far_dup8_0<>+28(SB)/4, $0x00000003
+GLOBL far_dup8_0<>(SB), RODATA|NOPTR, $32
+
+DATA far_dup8_1<>+0(SB)/4, $0x00000004
+DATA far_dup8_1<>+4(SB)/4, $0x00000004
+DATA far_dup8_1<>+8(SB)/4, $0x00000005
+DATA far_dup8_1<>+12(SB)/4, $0x00000005
+DATA far_dup8_1<>+16(SB)/4, $0x00000006
+DATA far_dup8_1<>+20(SB)/4, $0x00000006
+DATA far_dup8_1<>+24(SB)/4, $0x00000007
+DATA far_dup8_1<>+28(SB)/4, $0x00000007
+GLOBL far_dup8_1<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -4209,6 +4505,42 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_0<>+0(SB)/4, $0x00000000
+DATA far_dup16_0<>+4(SB)/4, $0x00000000
+DATA far_dup16_0<>+8(SB)/4, $0x00000001
+DATA far_dup16_0<>+12(SB)/4, $0x00000001
+DATA far_dup16_0<>+16(SB)/4, $0x00000002
+DATA far_dup16_0<>+20(SB)/4, $0x00000002
+DATA far_dup16_0<>+24(SB)/4, $0x00000003
+DATA far_dup16_0<>+28(SB)/4, $0x00000003
+DATA far_dup16_0<>+32(SB)/4, $0x00000004
+DATA far_dup16_0<>+36(SB)/4, $0x00000004
+DATA far_dup16_0<>+40(SB)/4, $0x00000005
+DATA far_dup16_0<>+44(SB)/4, $0x00000005
+DATA far_dup16_0<>+48(SB)/4, $0x00000006
+DATA far_dup16_0<>+52(SB)/4, $0x00000006
+DATA far_dup16_0<>+56(SB)/4, $0x00000007
+DATA far_dup16_0<>+60(SB)/4, $0x00000007
+GLOBL far_dup16_0<>(SB), RODATA|NOPTR, $64
+
+DATA far_dup16_1<>+0(SB)/4, $0x00000008
+DATA far_dup16_1<>+4(SB)/4, $0x00000008
+DATA far_dup16_1<>+8(SB)/4, $0x00000009
+DATA far_dup16_1<>+12(SB)/4, $0x00000009
+DATA far_dup16_1<>+16(SB)/4, $0x0000000a
+DATA far_dup16_1<>+20(SB)/4, $0x0000000a
+DATA far_dup16_1<>+24(SB)/4, $0x0000000b
+DATA far_dup16_1<>+28(SB)/4, $0x0000000b
+DATA far_dup16_1<>+32(SB)/4, $0x0000000c
+DATA far_dup16_1<>+36(SB)/4, $0x0000000c
+DATA far_dup16_1<>+40(SB)/4, $0x0000000d
+DATA far_dup16_1<>+44(SB)/4, $0x0000000d
+DATA far_dup16_1<>+48(SB)/4, $0x0000000e
+DATA far_dup16_1<>+52(SB)/4, $0x0000000e
+DATA far_dup16_1<>+56(SB)/4, $0x0000000f
+DATA far_dup16_1<>+60(SB)/4, $0x0000000f
+GLOBL far_dup16_1<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

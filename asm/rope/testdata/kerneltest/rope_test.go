@@ -435,3 +435,104 @@ func TestHiRow(t *testing.T) {
 		}
 	}
 }
+
+// cmul32 is the complex product of the farRows kernel as a plain float32
+// expression: every product rounded (the float32 conversions forbid FMA
+// fusion).
+func cmul32(xc, xs, yc, ys float32) (float32, float32) {
+	return float32(xc*yc) - float32(xs*ys), float32(xs*yc) + float32(xc*ys)
+}
+
+// farPositions are the edge positions of TestFarRows: every byte at 0,
+// 0x7f, 0x80 and 0xff somewhere, both signs, the int32 limits and the
+// positions next to ±2^20.
+var farPositions = []int32{math.MaxInt32, math.MinInt32, -1, 0, 1<<20 + 1, -(1<<20 + 1), 0x7f80ff00, -0x7f80ff01, 0x00ff807f, 255}
+
+// TestFarRows checks farRows of every variant bit for bit against cmul32's
+// ((D3·D2)·D1)·D0 per pair, and against amp·cos/sin of the digit rows'
+// summed angles, with the digit tables and the rows guarded slices of
+// exactly their length (the shapes' nFreq cover every tail of 16, 8 and 4
+// lanes and both layouts), and that the tables stay unchanged.
+func TestFarRows(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	const amp, rowsPer = 1.25, 256
+	for _, rc := range ropeCases {
+		R, n := rc.rotaryDim, rc.rotaryDim/2
+		rowLen := R
+		if !rc.half {
+			rowLen = 2 * R
+		}
+		digits, checkDigits := guardedF32(t, 4*rowsPer*2*n)
+		angles := make([]float64, 4*rowsPer*n)
+		for k := 0; k < 4; k++ {
+			for d := 0; d < rowsPer; d++ {
+				for i := 0; i < n; i++ {
+					a := 2 * math.Pi * r.Float64()
+					angles[(k*rowsPer+d)*n+i] = a
+					s, c := math.Sincos(a)
+					if k == 3 {
+						s, c = amp*s, amp*c
+					}
+					row := digits[(k*rowsPer+d)*2*n:]
+					row[i], row[n+i] = float32(c), float32(s)
+				}
+			}
+		}
+		digitsCopy := append([]float32(nil), digits...)
+		for _, v := range rc.variants {
+			if !v.Available {
+				continue
+			}
+			for _, tokens := range []int{0, 1, 2, 5, 17} {
+				rows, check := guardedF32(t, tokens*rowLen)
+				pos := make([]int32, tokens)
+				for k := range pos {
+					pos[k] = int32(r.Uint32())
+				}
+				if tokens == 17 {
+					copy(pos, farPositions)
+				}
+				v.FarRows(rows, digits, pos)
+				check(fmt.Sprintf("%s/%s/t%d rows", rc.name, v.Name, tokens))
+				for k, p := range pos {
+					var dr [4][]float32
+					var dl [4]int
+					for j := range dr {
+						dl[j] = j*rowsPer + int(uint32(p)>>(8*j)&0xff)
+						dr[j] = digits[dl[j]*2*n : (dl[j]+1)*2*n]
+					}
+					row := rows[k*rowLen : (k+1)*rowLen]
+					for i := 0; i < n; i++ {
+						mc, ms := cmul32(dr[3][i], dr[3][n+i], dr[2][i], dr[2][n+i])
+						hc, hs := cmul32(mc, ms, dr[1][i], dr[1][n+i])
+						wc, ws := cmul32(hc, hs, dr[0][i], dr[0][n+i])
+						gc, gs := [2]float32{row[i], row[i]}, [2]float32{row[n+i], row[n+i]}
+						if !rc.half {
+							gc = [2]float32{row[2*i], row[2*i+1]}
+							gs = [2]float32{row[R+2*i], row[R+2*i+1]}
+						}
+						for j := 0; j < 2; j++ {
+							if math.Float32bits(gc[j]) != math.Float32bits(wc) || math.Float32bits(gs[j]) != math.Float32bits(ws) {
+								t.Fatalf("%s/%s/t%d: token %d (pos %d) pair %d: got (%v, %v), want (%v, %v)", rc.name, v.Name, tokens, k, p, i, gc[j], gs[j], wc, ws)
+							}
+						}
+						sum := 0.0
+						for j := range dl {
+							sum += angles[dl[j]*n+i]
+						}
+						s, c := math.Sincos(sum)
+						if math.Abs(float64(wc)-amp*c) > 2e-6 || math.Abs(float64(ws)-amp*s) > 2e-6 {
+							t.Fatalf("%s/%s: pair %d: (%v, %v) is not amp·cos/sin of the summed angle (%v, %v)", rc.name, v.Name, i, wc, ws, amp*c, amp*s)
+						}
+					}
+				}
+			}
+		}
+		checkDigits(rc.name + " digits")
+		for i := range digits {
+			if math.Float32bits(digits[i]) != math.Float32bits(digitsCopy[i]) {
+				t.Fatalf("%s: digits modified at %d", rc.name, i)
+			}
+		}
+	}
+}

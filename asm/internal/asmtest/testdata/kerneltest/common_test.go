@@ -24,6 +24,7 @@ type variant = struct {
 	CombineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
 	AddRamp     func(dst []float32, nslope, t0 float64)
 	HiRow       func(h, a, b, c []float64)
+	FarRows     func(rows, digits []float32, pos []int32)
 }
 
 // guardFloats is how many sentinel elements precede every guarded slice.
