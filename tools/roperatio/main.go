@@ -13,7 +13,8 @@
 // token calls; 1.00 is as fast as the table. far: Apply with 32 heads of 128
 // on 64 tokens at unrelated random positions, in the table against
 // ≥ 2^20 (one decode step of 64 sequences): the same positions every call,
-// each one further every call, or new ones every call. plain: Apply on 16 tokens × 32 heads × 128 in the
+// each one further every call, or new ones every call; and new ones every
+// call between MaxPosition and 2^20 (the float64 rows' band). plain: Apply on 16 tokens × 32 heads × 128 in the
 // table against the loop an engine would write with precomputed float32
 // cos/sin tables (plainRotate); run it with -tags purego for the pure Go
 // variant that riscv64, ppc64le, s390x and wasm get. packed: the same heads rotated
@@ -228,6 +229,9 @@ func runFar(vs []string, rounds int) {
 	// below 2^31 beyond it for the whole run (rounds·calls steps per case).
 	steps := int64(rounds * calls)
 	in, out := draw(0, beyond.MaxPosition), draw(1<<20, 1<<31-1<<20-steps)
+	// near: beyond the table but within 2^20, where rows take the float64
+	// hi rows instead of farRows.
+	near := draw(beyond.MaxPosition, 1<<20-beyond.MaxPosition)
 	x := random(tokens * heads * d)
 	cur := make([]int32, tokens)
 	for _, v := range vs {
@@ -235,14 +239,14 @@ func runFar(vs []string, rounds int) {
 			continue
 		}
 		restore := beyond.UseVariant(v)
-		for _, pattern := range []string{"the same every call", "one step further every call", "new every call"} {
+		for _, pattern := range []string{"the same every call", "one step further every call", "new every call", "new every call, below 2^20"} {
 			var step [2]int64 // per side: the decode step reached
 			run := func(ps [][]int32, side int, limit int64) float64 {
 				t0 := time.Now()
 				for i := 0; i < calls; i++ {
 					p := ps[0]
 					switch pattern {
-					case "new every call":
+					case "new every call", "new every call, below 2^20":
 						p = ps[i%sets]
 					case "one step further every call":
 						for j, b := range ps[0] {
@@ -255,13 +259,17 @@ func runFar(vs []string, rounds int) {
 				}
 				return time.Since(t0).Seconds()
 			}
+			far := out
+			if pattern == "new every call, below 2^20" {
+				far = near
+			}
 			var ratios []float64
 			for r := 0; r < rounds; r++ {
 				var a, b float64
 				if r%2 == 0 {
-					a, b = run(in, 0, beyond.MaxPosition), run(out, 1, 1<<31)
+					a, b = run(in, 0, beyond.MaxPosition), run(far, 1, 1<<31)
 				} else {
-					b, a = run(out, 1, 1<<31), run(in, 0, beyond.MaxPosition)
+					b, a = run(far, 1, 1<<31), run(in, 0, beyond.MaxPosition)
 				}
 				ratios = append(ratios, a/b)
 			}
