@@ -156,39 +156,18 @@ var (
 	ScaleRows = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]float32"}, {"scales", "[]float32"}, {"rowLen", "int"}},
 		Doc: "x[t·rowLen+j] *= scales[t] for t < len(scales), j < rowLen; len(x) ≥ len(scales)·rowLen"}
 
-	// CombineRows computes rope table rows by angle addition (rope's exact
-	// path for positions outside the table): hi holds A·cos(θ_i) at [i] and
-	// A·sin(θ_i) at [nFreq+i] for the run's common hi angles, low holds
-	// 2·nFreq float64 per low row (cos(lo·ω_i), then sin); per token t the
-	// low row is pos[t] & mask and, per pair i, in float64 without fused
-	// multiply-adds, c = hc·lc − hs·ls and s = hs·lc + hc·ls, each rounded
-	// once to float32 into row t (rowLen floats): the half layout stores c
-	// at [i] and s at [nFreq+i], the interleaved one c at [2i], [2i+1] and s
-	// at [RotaryDim+2i], [RotaryDim+2i+1].
-	CombineRows = Kernel{Field: "combineRows", Params: []Param{
-		{"rows", "[]float32"}, {"hi", "[]float64"}, {"low", "[]float64"}, {"pos", "[]int32"}, {"mask", "int"},
-	}, Doc: "rows[t] = float32 of the complex products hi·low[pos[t]&mask] per pair, unfused float64, in the table-row layout"}
-	// HiRow computes one hi row of rope's exact path from three digit rows
-	// (the factor of the positions beyond the table that share hi): a, b
-	// and c each hold 2·nFreq float64, cos at [i] and sin at [nFreq+i], and
-	// per pair i, in float64 without fused multiply-adds, the complex
-	// product m = a·b, mc = ac·bc − as·bs and ms = as·bc + ac·bs, then
-	// h = m·c, h[i] = mc·cc − ms·cs and h[nFreq+i] = ms·cc + mc·cs, every
-	// product, difference and sum rounded once (the portable Go kernel's
-	// bits on every ISA).
-	HiRow = Kernel{Field: "hiRow", Params: []Param{{"h", "[]float64"}, {"a", "[]float64"}, {"b", "[]float64"}, {"c", "[]float64"}},
-		Doc: "h = (a·b)·c per pair as complex numbers (cos at [i], sin at [nFreq+i]), unfused float64; each slice holds ≥ 2·nFreq"}
-	// FarRows computes rope table rows of positions far beyond the table
-	// (|p| > 2^20, where the bound is 1e−5) from four float32 digit tables
-	// in one pass, with no hi row: digits holds 4 tables of 256 rows of
-	// 2·nFreq float32 (cos at [i], sin at [nFreq+i]), row d of table k at
-	// (k·256 + d)·2·nFreq. Per token t, with p = pos[t] as 32 bits and
-	// d_k = byte k of p (table 3's rows are signed digits and carry A), per
-	// pair i the complex products m = D3·D2, h = m·D1, r = h·D0, each
-	// x·y = (xc·yc − xs·ys, xs·yc + xc·ys) in float32 with every product,
-	// difference and sum rounded once (no FMA), r stored into row t
-	// (rowLen floats) in the layout of CombineRows. Every int32 p indexes
-	// inside the tables.
+	// FarRows computes the rope table rows of positions outside the table
+	// (rope's exact path) from four float32 digit tables in one pass:
+	// digits holds 4 tables of 256 rows of 2·nFreq float32 (cos at [i], sin
+	// at [nFreq+i]), row d of table k at (k·256 + d)·2·nFreq. Per token t,
+	// with p = pos[t] as 32 bits and d_k = byte k of p (table 3's rows are
+	// signed digits and carry A), per pair i the complex products
+	// m = D3·D2, h = m·D1, r = h·D0, each x·y = (xc·yc − xs·ys,
+	// xs·yc + xc·ys) in float32 with every product, difference and sum
+	// rounded once (no FMA), r stored into row t (rowLen floats): the half
+	// layout stores c at [i] and s at [nFreq+i], the interleaved one c at
+	// [2i], [2i+1] and s at [RotaryDim+2i], [RotaryDim+2i+1]. Every int32 p
+	// indexes inside the tables.
 	FarRows = Kernel{Field: "farRows", Params: []Param{{"rows", "[]float32"}, {"digits", "[]float32"}, {"pos", "[]int32"}},
 		Doc: "rows[t] = ((D3·D2)·D1)·D0 per pair, the four digit rows of byte k of pos[t] in digits, unfused float32, in the table-row layout"}
 	// ScaleRows16 is ScaleRows over 16-bit storage (a spec's dtype f16 or
@@ -296,5 +275,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, HiRow, FarRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, PairOrder16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, FarRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, PairOrder16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
 }

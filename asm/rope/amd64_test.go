@@ -28,7 +28,7 @@ var amd64Shapes = []struct {
 	{"rope512h", 512, 512, false},
 	{"rope64x42i", 64, 42, true},  // 21 pairs: vector blocks and an odd scalar rest
 	{"rope40x34h", 40, 34, false}, // 17 pairs
-	// With the shapes above, every float64 tail of hiRow's 8 and 4 lanes:
+	// With the shapes above, every tail of farRows' 16, 8 and 4 lanes:
 	{"rope16x14h", 16, 14, false}, // 7 pairs: 4+2+1
 	{"rope64x12i", 64, 12, true},  // 6 pairs: 4+2
 	{"rope8x4h", 8, 4, false},     // 2 pairs
@@ -61,7 +61,7 @@ func TestFilesAMD64(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		asmtest.CheckAMD64(t, files, s.dir, s.dir+".yaml", "kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2, farRows: farRowsAVX2}")
+		asmtest.CheckAMD64(t, files, s.dir, s.dir+".yaml", "kernels{rotate: rotateAVX2, farRows: farRowsAVX2}")
 		asmtest.Deterministic(t, s.dir, func() ([]emit.File, error) {
 			return AMD64(s.dir, s.dir+".yaml", true, true, shape(s.h, s.r, s.interleaved))
 		})
@@ -85,8 +85,8 @@ func TestFilesNEON(t *testing.T) {
 			t.Fatal(err)
 		}
 		asmtest.CheckNEON(t, files, "llama", "zoo/llama.yaml",
-			[]string{"func rotateNEON" + abi.Rotate.Signature(), "func combineRowsNEON" + abi.CombineRows.Signature(), "func hiRowNEON" + abi.HiRow.Signature(), "func farRowsNEON" + abi.FarRows.Signature()},
-			"kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, farRows: farRowsNEON}")
+			[]string{"func rotateNEON" + abi.Rotate.Signature(), "func farRowsNEON" + abi.FarRows.Signature()},
+			"kernels{rotate: rotateNEON, farRows: farRowsNEON}")
 		asmtest.Deterministic(t, "llama", func() ([]emit.File, error) { return NEON("llama", "zoo/llama.yaml", p) })
 	}
 	for _, p := range []Params{shape(64, 46, true), shape(128, 110, false)} {

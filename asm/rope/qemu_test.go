@@ -45,7 +45,7 @@ func TestKernelsQEMU(t *testing.T) {
 			t.Fatalf("%s: %v", pkg, err)
 		}
 		cs = append(cs, asmtest.QEMUCase{Package: pkg, Files: files,
-			Variants: asmtest.QEMUVariants(pkg, abi.Rotate, abi.CombineRows, abi.HiRow, abi.FarRows),
+			Variants: asmtest.QEMUVariants(pkg, abi.Rotate, abi.FarRows),
 			Test:     fmt.Sprintf(ropeTest, pkg, s.h, s.r, s.interleaved)})
 	}
 	asmtest.RunQEMU(t, cs)
@@ -190,110 +190,6 @@ func TestRotate(t *testing.T) {
 	for i := range table {
 		if math.Float32bits(table[i]) != math.Float32bits(tableCopy[i]) {
 			t.Fatal("table modified")
-		}
-	}
-}
-
-// TestCombineRows checks the NEON combineRows bit for bit against a float64
-// loop whose conversions forbid FMA fusion (as the kernel uses none), and
-// against cos/sin of the summed angle.
-func TestCombineRows(t *testing.T) {
-	comb := registered["neon"].combineRows
-	rng := rand.New(rand.NewPCG(3, 4))
-	const lowRows, amp = 8, 1.25
-	n := rotaryDim / 2
-	a, hi := make([]float64, n), make([]float64, 2*n)
-	for i := range a {
-		a[i] = rng.Float64() * 2 * math.Pi
-		hi[i], hi[n+i] = amp*math.Cos(a[i]), amp*math.Sin(a[i])
-	}
-	b, low := make([]float64, lowRows*n), make([]float64, lowRows*2*n)
-	for l := 0; l < lowRows; l++ {
-		for i := 0; i < n; i++ {
-			b[l*n+i] = rng.Float64() * 2 * math.Pi
-			low[l*2*n+i], low[l*2*n+n+i] = math.Cos(b[l*n+i]), math.Sin(b[l*n+i])
-		}
-	}
-	for _, tokens := range []int{0, 1, 3, 9} {
-		rows, buf := guarded(tokens * rowLen())
-		pos := make([]int32, tokens)
-		for k := range pos {
-			pos[k] = int32(rng.Uint32())
-		}
-		if tokens > 2 {
-			pos[0], pos[1], pos[2] = math.MaxInt32, math.MinInt32, -1
-		}
-		comb(rows, hi, low, pos, lowRows-1)
-		checkGuards(t, "rows", buf)
-		for k, p := range pos {
-			l := int(p) & (lowRows - 1)
-			row := rows[k*rowLen():]
-			for i := 0; i < n; i++ {
-				hc, hs, lc, ls := hi[i], hi[n+i], low[l*2*n+i], low[l*2*n+n+i]
-				wc, ws := float32(float64(hc*lc)-float64(hs*ls)), float32(float64(hs*lc)+float64(hc*ls))
-				gc := []float32{row[i], row[i]}
-				gs := []float32{row[n+i], row[n+i]}
-				if interleaved {
-					gc = []float32{row[2*i], row[2*i+1]}
-					gs = []float32{row[rotaryDim+2*i], row[rotaryDim+2*i+1]}
-				}
-				for j := range gc {
-					if math.Float32bits(gc[j]) != math.Float32bits(wc) || math.Float32bits(gs[j]) != math.Float32bits(ws) {
-						t.Fatalf("tokens %%d token %%d pair %%d: got (%%v, %%v), want (%%v, %%v)", tokens, k, i, gc[j], gs[j], wc, ws)
-					}
-				}
-				s, c := math.Sincos(a[i] + b[l*n+i])
-				if math.Abs(float64(wc)-amp*c) > 1e-6 || math.Abs(float64(ws)-amp*s) > 1e-6 {
-					t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
-				}
-			}
-		}
-	}
-}
-
-// TestHiRow checks the NEON hiRow bit for bit against a float64 loop whose
-// conversions forbid FMA fusion, against amp·cos/sin of the summed angle,
-// with the output between guard elements and every operand exactly
-// 2·nFreq long (the shapes' nFreq cover every tail of the 4- and 2-pair
-// blocks).
-func TestHiRow(t *testing.T) {
-	hr := registered["neon"].hiRow
-	rng := rand.New(rand.NewPCG(5, 6))
-	const amp = 1.25
-	n := rotaryDim / 2
-	in, angles := make([][]float64, 3), make([]float64, n)
-	for k := range in {
-		in[k] = make([]float64, 2*n)
-		for i := 0; i < n; i++ {
-			x := rng.Float64() * 2 * math.Pi
-			angles[i] += x
-			c, s := math.Cos(x), math.Sin(x)
-			if k == 0 {
-				c, s = amp*c, amp*s
-			}
-			in[k][i], in[k][n+i] = c, s
-		}
-	}
-	buf := make([]float64, 2*n+2*guard)
-	for i := range buf {
-		buf[i] = math.Float64frombits(0x7ff8dead)
-	}
-	h := buf[guard : guard+2*n : guard+2*n]
-	hr(h, in[0], in[1], in[2])
-	for i := 0; i < guard; i++ {
-		if math.Float64bits(buf[i]) != 0x7ff8dead || math.Float64bits(buf[guard+2*n+i]) != 0x7ff8dead {
-			t.Fatal("h: guard element overwritten")
-		}
-	}
-	a, b, c := in[0], in[1], in[2]
-	for i := 0; i < n; i++ {
-		mc, ms := float64(a[i]*b[i])-float64(a[n+i]*b[n+i]), float64(a[n+i]*b[i])+float64(a[i]*b[n+i])
-		wc, ws := float64(mc*c[i])-float64(ms*c[n+i]), float64(ms*c[i])+float64(mc*c[n+i])
-		if math.Float64bits(h[i]) != math.Float64bits(wc) || math.Float64bits(h[n+i]) != math.Float64bits(ws) {
-			t.Fatalf("pair %%d of %%d: got (%%v, %%v), want (%%v, %%v)", i, n, h[i], h[n+i], wc, ws)
-		}
-		if math.Abs(wc-amp*math.Cos(angles[i])) > 1e-13 || math.Abs(ws-amp*math.Sin(angles[i])) > 1e-13 {
-			t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
 		}
 	}
 }

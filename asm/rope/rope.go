@@ -49,8 +49,6 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 	sh := newRopeShape(p)
 	ks := []amd64.Kernel{
 		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{Gen: g}.rotate(p) }, Requires: sh.requires},
-		{ABI: abi.CombineRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.combineRows(p) }},
-		{ABI: abi.HiRow, Emit: func(g *amd64.Gen) { gen{Gen: g}.hiRow(p) }},
 		{ABI: abi.FarRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.farRows(p) }},
 	}
 	switch {
@@ -78,8 +76,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 }
 
 // NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel
-// (abi.Rotate, or abi.Rotate16 when p.Storage is f16 or bf16), combineRows,
-// hiRow, farRows and, with p.ScaleRows, scaleRows (abi.ScaleRows, or abi.ScaleRows16 over
+// (abi.Rotate, or abi.Rotate16 when p.Storage is f16 or bf16), farRows and, with p.ScaleRows, scaleRows (abi.ScaleRows, or abi.ScaleRows16 over
 // 16-bit storage, neon_scalerows16.go).
 func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	g := &ropeGen{headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen, storage: p.Storage}
@@ -98,12 +95,6 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			g.text(name)
 		},
 	}}
-	cn := arm64.Symbol(abi.CombineRows)
-	ks = append(ks, arm64.Kernel{ABI: abi.CombineRows, Name: cn, Doc: "computes table rows by angle addition (unfused float64, rounded once to float32).",
-		Emit: func(e *arm64.Emitter) { combineRowsNEON(e, cn, p) }})
-	hn := arm64.Symbol(abi.HiRow)
-	ks = append(ks, arm64.Kernel{ABI: abi.HiRow, Name: hn, Doc: "computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).",
-		Emit: func(e *arm64.Emitter) { hiRowNEON(e, hn, p) }})
 	fn := arm64.Symbol(abi.FarRows)
 	ks = append(ks, arm64.Kernel{ABI: abi.FarRows, Name: fn, Doc: "computes the rows of far positions as the product of four digit rows (unfused float32).",
 		Emit: func(e *arm64.Emitter) { farRowsNEON(e, fn, p) }})

@@ -12,7 +12,7 @@ import (
 
 // widen16Kernels are the kernels of a 16-bit rope package with the
 // attention form: the stand-in kernels struct of the widenRow tests.
-var widen16Kernels = []abi.Kernel{abi.Rotate16, abi.CombineRows, abi.HiRow, abi.FarRows, abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift, abi.Widen16, abi.ScoresKV16, abi.ValuesKV16, abi.PairOrder16}
+var widen16Kernels = []abi.Kernel{abi.Rotate16, abi.FarRows, abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift, abi.Widen16, abi.ScoresKV16, abi.ValuesKV16, abi.PairOrder16}
 
 // TestWiden16AMD64 runs TestWidenRow (widen16Body) natively on the AVX2 and
 // AVX-512 widenRow (widen16.go) over f16 and bf16.

@@ -22,7 +22,7 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 
 	// var genericKernels = kernels{rotate: rotateGeneric}
 	f.Comment("genericKernels is the portable implementation of the kernels, available on every CPU.")
-	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric"), jen.Id("combineRows"): jen.Id("combineRowsGeneric"), jen.Id("hiRow"): jen.Id("hiRowGeneric"), jen.Id("farRows"): jen.Id("farRowsGeneric")}
+	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric"), jen.Id("farRows"): jen.Id("farRowsGeneric")}
 	temperatureGenericKernel(f, gk, c)
 	attention.GenericKernels(gk)
 	if c.storage16() {

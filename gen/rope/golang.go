@@ -33,7 +33,7 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields := append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.CombineRows.Field, Type: abi.CombineRows.FuncType()}, {Name: abi.HiRow.Field, Type: abi.HiRow.FuncType()}, {Name: abi.FarRows.Field, Type: abi.FarRows.FuncType()}}, temperatureFields(c)...)
+	fields := append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.FarRows.Field, Type: abi.FarRows.FuncType()}}, temperatureFields(c)...)
 	fields = append(fields, attention.Fields...)
 	if c.storage16() {
 		fields = append(fields, attention.Fields16...)

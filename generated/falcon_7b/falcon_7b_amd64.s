@@ -511,298 +511,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done27
-
-combine_token28:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000200, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     256(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      256(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      256(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     288(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      288(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      288(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 128(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     320(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      320(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      320(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     352(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      352(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      352(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 160(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     384(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      384(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      384(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     416(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      416(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      416(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 192(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     448(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      448(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      448(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     480(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      480(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      480(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 224(AX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token28
-
-combine_done27:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 256(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 256(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 256(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 256(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 288(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 288(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 288(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 288(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 320(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 320(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 320(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 320(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 352(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 352(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 352(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 352(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 384(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 384(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 384(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 384(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 416(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 416(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 416(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 416(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 448(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 448(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 448(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 448(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 480(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 480(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 480(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 480(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -811,9 +519,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done29
+	JZ    far_done27
 
-far_token30:
+far_token28:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -943,9 +651,9 @@ far_token30:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token30
+	JNZ     far_token28
 
-far_done29:
+far_done27:
 	VZEROUPPER
 	RET
 
@@ -959,23 +667,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups31
+	JNE   kv_groups29
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows32:
+s1_rows30:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done33
+	JL   s1_rows_done31
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys34:
+s1_keys32:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done35
+	JL           s1_keys_done33
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      256(SI), Y7
@@ -1104,13 +812,13 @@ s1_keys34:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys34
+	JMP          s1_keys32
 
-s1_keys_done35:
+s1_keys_done33:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done37
+	JZ    s1_key_tail_done35
 
-s1_key_tail36:
+s1_key_tail34:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1162,27 +870,27 @@ s1_key_tail36:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail36
+	JNZ          s1_key_tail34
 
-s1_key_tail_done37:
+s1_key_tail_done35:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows32
+	JMP  s1_rows30
 
-s1_rows_done33:
+s1_rows_done31:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done39
+	JZ    s1_row_tail_done37
 
-s1_row_tail38:
+s1_row_tail36:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done41
+	JZ    s1_row_tail_key_done39
 
-s1_row_tail_key40:
+s1_row_tail_key38:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1210,40 +918,40 @@ s1_row_tail_key40:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key40
+	JNZ          s1_row_tail_key38
 
-s1_row_tail_key_done41:
+s1_row_tail_key_done39:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail38
+	JNZ  s1_row_tail36
 
-s1_row_tail_done39:
+s1_row_tail_done37:
 	VZEROUPPER
 	RET
 
-kv_groups31:
+kv_groups29:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key42
+	JNZ   kv_by_key40
 
-kb_keys43:
+kb_keys41:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done44
+	JL    kb_keys_done42
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done46
+	JZ    kb_query_done44
 
-kb_query45:
+kb_query43:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done48
+	JZ    kb_group_done46
 
-kb_group47:
+kb_group45:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1266,7 +974,7 @@ kb_group47:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows49:
+kb_rows47:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      256(DI), Y7
@@ -1396,42 +1104,42 @@ kb_rows49:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows49
+	JNZ          kb_rows47
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group47
+	JNZ          kb_group45
 
-kb_group_done48:
+kb_group_done46:
 	DECQ R11
-	JNZ  kb_query45
+	JNZ  kb_query43
 
-kb_query_done46:
+kb_query_done44:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys43
+	JMP  kb_keys41
 
-kb_keys_done44:
-kv_by_key42:
+kb_keys_done42:
+kv_by_key40:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done51
+	JZ     kv_key_done49
 
-kv_key50:
+kv_key48:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done53
+	JZ    kv_query_done51
 
-kv_query52:
+kv_query50:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done55
+	JZ    kv_group_done53
 
-kv_group54:
+kv_group52:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1446,9 +1154,9 @@ kv_group54:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done57
+	JZ         kv_head_done55
 
-kv_head56:
+kv_head54:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -1468,24 +1176,24 @@ kv_head56:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head56
+	JNZ          kv_head54
 
-kv_head_done57:
+kv_head_done55:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group54
+	JNZ  kv_group52
 
-kv_group_done55:
+kv_group_done53:
 	DECQ R11
-	JNZ  kv_query52
+	JNZ  kv_query50
 
-kv_query_done53:
+kv_query_done51:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key50
+	JNZ  kv_key48
 
-kv_key_done51:
+kv_key_done49:
 	VZEROUPPER
 	RET
 
@@ -1499,7 +1207,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups58
+	JNE   kv_groups56
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1507,9 +1215,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done60
+	JZ    v1_row_done58
 
-v1_row59:
+v1_row57:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1531,12 +1239,12 @@ v1_row59:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done62
+	JZ           v1_key_done60
 
-v1_key61:
+v1_key59:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero63
+	JZ           v1_zero61
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1547,13 +1255,13 @@ v1_key61:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero63:
+v1_zero61:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key61
+	JNZ  v1_key59
 
-v1_key_done62:
+v1_key_done60:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1566,22 +1274,22 @@ v1_key_done62:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row59
+	JNZ     v1_row57
 
-v1_row_done60:
+v1_row_done58:
 	VZEROUPPER
 	RET
 
-kv_groups58:
+kv_groups56:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done65
+	JZ    kv_rescale_done63
 
-kv_rescale64:
+kv_rescale62:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1610,28 +1318,28 @@ kv_rescale64:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale64
+	JNZ          kv_rescale62
 
-kv_rescale_done65:
+kv_rescale_done63:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys66:
+vb_keys64:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done67
+	JL    vb_keys_done65
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done69
+	JZ    vb_query_done67
 
-vb_query68:
+vb_query66:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done71
+	JZ    vb_group_done69
 
-vb_group70:
+vb_group68:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1654,9 +1362,9 @@ vb_group70:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row72
+	JNZ        vb_by_row70
 
-vb_rows74:
+vb_rows72:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1671,96 +1379,96 @@ vb_rows74:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero73
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero73:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero74
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero74:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero75
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero75:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero76
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero76:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero77
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero77:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero78
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero78:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero79
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero79:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero80
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero80:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1783,96 +1491,96 @@ vh_zero82:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero81
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero81:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero82:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero83:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero84:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero85:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero86:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS Y0, 128(DI)
 	VMOVUPS Y1, 160(DI)
 	VMOVUPS Y2, 192(DI)
@@ -1885,15 +1593,15 @@ vh_zero90:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows74
-	JMP     vb_group_next73
+	JNZ     vb_rows72
+	JMP     vb_group_next71
 
-vb_by_row72:
+vb_by_row70:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done92
+	JZ    vb_head_done90
 
-vb_head91:
+vb_head89:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1904,7 +1612,7 @@ vb_head91:
 	VMOVUPS      224(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero93
+	JZ           vb_zero91
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1915,10 +1623,10 @@ vb_head91:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero93:
+vb_zero91:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero94
+	JZ           vb_zero92
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1929,10 +1637,10 @@ vb_zero93:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero94:
+vb_zero92:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero95
+	JZ           vb_zero93
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R9)(DX*2), Y8, Y0
 	VFMADD231PS  32(R9)(DX*2), Y8, Y1
@@ -1943,10 +1651,10 @@ vb_zero94:
 	VFMADD231PS  192(R9)(DX*2), Y8, Y6
 	VFMADD231PS  224(R9)(DX*2), Y8, Y7
 
-vb_zero95:
+vb_zero93:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero96
+	JZ           vb_zero94
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R9)(R10*1), Y8, Y0
 	VFMADD231PS  32(R9)(R10*1), Y8, Y1
@@ -1957,7 +1665,7 @@ vb_zero95:
 	VFMADD231PS  192(R9)(R10*1), Y8, Y6
 	VFMADD231PS  224(R9)(R10*1), Y8, Y7
 
-vb_zero96:
+vb_zero94:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1969,44 +1677,44 @@ vb_zero96:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head91
+	JNZ     vb_head89
 
-vb_head_done92:
-vb_group_next73:
+vb_head_done90:
+vb_group_next71:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group70
+	JNZ  vb_group68
 
-vb_group_done71:
+vb_group_done69:
 	DECQ R11
-	JNZ  vb_query68
+	JNZ  vb_query66
 
-vb_query_done69:
+vb_query_done67:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys66
+	JMP  vb_keys64
 
-vb_keys_done67:
+vb_keys_done65:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done98
+	JZ     kv_key_done96
 
-kv_key97:
+kv_key95:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done100
+	JZ    kv_query_done98
 
-kv_query99:
+kv_query97:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done102
+	JZ    kv_group_done100
 
-kv_group101:
+kv_group99:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2021,12 +1729,12 @@ kv_group101:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done104
+	JZ         kv_head_done102
 
-kv_head103:
+kv_head101:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero105
+	JZ           kv_zero103
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -2053,28 +1761,28 @@ kv_head103:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero105:
+kv_zero103:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head103
+	JNZ  kv_head101
 
-kv_head_done104:
+kv_head_done102:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group101
+	JNZ  kv_group99
 
-kv_group_done102:
+kv_group_done100:
 	DECQ R12
-	JNZ  kv_query99
+	JNZ  kv_query97
 
-kv_query_done100:
+kv_query_done98:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key97
+	JNZ  kv_key95
 
-kv_key_done98:
+kv_key_done96:
 	VZEROUPPER
 	RET
 
@@ -2087,9 +1795,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop107:
+loop105:
 	CMPQ    CX, $0x00000010
-	JB      loop_end108
+	JB      loop_end106
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2100,23 +1808,23 @@ loop107:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop107
+	JMP     loop105
 
-loop_end108:
-loop109:
+loop_end106:
+loop107:
 	CMPQ    CX, $0x00000008
-	JB      loop_end110
+	JB      loop_end108
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop109
+	JMP     loop107
 
-loop_end110:
+loop_end108:
 	TESTQ      CX, CX
-	JZ         loop_done106
+	JZ         loop_done104
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2126,7 +1834,7 @@ loop_end110:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done106:
+loop_done104:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2134,10 +1842,10 @@ loop_done106:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store111
+	JZ           max_store109
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store111:
+max_store109:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2157,9 +1865,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop113:
+loop111:
 	CMPQ         CX, $0x00000008
-	JB           loop_end114
+	JB           loop_end112
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2182,11 +1890,11 @@ loop113:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop113
+	JMP          loop111
 
-loop_end114:
+loop_end112:
 	TESTQ        CX, CX
-	JZ           loop_done112
+	JZ           loop_done110
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2212,7 +1920,7 @@ loop_end114:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done112:
+loop_done110:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2237,24 +1945,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key115
+	JNZ   kv_by_key113
 
-kb_keys116:
+kb_keys114:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done117
+	JL    kb_keys_done115
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done119
+	JZ    kb_query_done117
 
-kb_query118:
+kb_query116:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done121
+	JZ    kb_group_done119
 
-kb_group120:
+kb_group118:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -2421,7 +2129,7 @@ kb_group120:
 	VMOVUPS      Y1, 992(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows122:
+kb_rows120:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      256(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -2550,43 +2258,43 @@ kb_rows122:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows122
+	JNZ          kb_rows120
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group120
+	JNZ          kb_group118
 
-kb_group_done121:
+kb_group_done119:
 	DECQ R13
-	JNZ  kb_query118
+	JNZ  kb_query116
 
-kb_query_done119:
+kb_query_done117:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys116
+	JMP  kb_keys114
 
-kb_keys_done117:
-kv_by_key115:
+kb_keys_done115:
+kv_by_key113:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done124
+	JZ     kv_key_done122
 
-kv_key123:
+kv_key121:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done126
+	JZ    kv_query_done124
 
-kv_query125:
+kv_query123:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done128
+	JZ    kv_group_done126
 
-kv_group127:
+kv_group125:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -2620,9 +2328,9 @@ kv_group127:
 	VFMADD231PS  224(R14), Y0, Y7
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done130
+	JZ           kv_head_done128
 
-kv_head129:
+kv_head127:
 	VMULPS       (R8), Y2, Y0
 	VMULPS       32(R8), Y4, Y9
 	VFMADD231PS  64(R8), Y6, Y0
@@ -2642,25 +2350,25 @@ kv_head129:
 	ADDQ         $0x00000100, R8
 	ADDQ         BX, R9
 	DECQ         R14
-	JNZ          kv_head129
+	JNZ          kv_head127
 
-kv_head_done130:
+kv_head_done128:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group127
+	JNZ  kv_group125
 
-kv_group_done128:
+kv_group_done126:
 	DECQ R12
-	JNZ  kv_query125
+	JNZ  kv_query123
 
-kv_query_done126:
+kv_query_done124:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key123
+	JNZ  kv_key121
 
-kv_key_done124:
+kv_key_done122:
 	VZEROUPPER
 	RET
 
@@ -2675,18 +2383,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done131
+	JZ     rope_done129
 	TESTL  R8, R8
-	JS     rope_inverse132
+	JS     rope_inverse130
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream133
+	JA     rope_stream131
 
-rope_token135:
+rope_token133:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -2696,14 +2404,14 @@ rope_token135:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done136
+	JZ      rope_heads_done134
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src137
+	JNE     rope_heads_from_src135
 
-rope_head138:
+rope_head136:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2722,13 +2430,13 @@ rope_head138:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head138
-	JMP         rope_heads_done136
+	JNZ         rope_head136
+	JMP         rope_heads_done134
 
-rope_heads_from_src137:
+rope_heads_from_src135:
 	MOVQ CX, R10
 
-rope_head139:
+rope_head137:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2748,17 +2456,17 @@ rope_head139:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head139
+	JNZ         rope_head137
 
-rope_heads_done136:
+rope_heads_done134:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done140
+	JZ    rope_heads_done138
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head141:
+rope_head139:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2777,9 +2485,9 @@ rope_head141:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head141
+	JNZ         rope_head139
 
-rope_heads_done140:
+rope_heads_done138:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2789,11 +2497,11 @@ rope_heads_done140:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token135
-	JMP  rope_tokens_done134
+	JNZ  rope_token133
+	JMP  rope_tokens_done132
 
-rope_stream133:
-rope_token142:
+rope_stream131:
+rope_token140:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -2803,16 +2511,16 @@ rope_token142:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done143
+	JZ      rope_heads_done141
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src144
+	JNE     rope_heads_from_src142
 
-rope_head145:
+rope_head143:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2835,13 +2543,13 @@ rope_head145:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head145
-	JMP         rope_heads_done143
+	JNZ         rope_head143
+	JMP         rope_heads_done141
 
-rope_heads_from_src144:
+rope_heads_from_src142:
 	MOVQ CX, R10
 
-rope_head146:
+rope_head144:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2865,19 +2573,19 @@ rope_head146:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head146
+	JNZ         rope_head144
 
-rope_heads_done143:
+rope_heads_done141:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done147
+	JZ    rope_heads_done145
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head148:
+rope_head146:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2900,9 +2608,9 @@ rope_head148:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head148
+	JNZ         rope_head146
 
-rope_heads_done147:
+rope_heads_done145:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2912,21 +2620,21 @@ rope_heads_done147:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token142
+	JNZ  rope_token140
 
-rope_tokens_done134:
-	JMP rope_done131
+rope_tokens_done132:
+	JMP rope_done129
 
-rope_inverse132:
+rope_inverse130:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream149
+	JA     rope_stream147
 
-rope_token151:
+rope_token149:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2936,12 +2644,12 @@ rope_token151:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done152
+	JZ      rope_heads_done150
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head153:
+rope_head151:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2960,19 +2668,19 @@ rope_head153:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head153
+	JNZ         rope_head151
 
-rope_heads_done152:
+rope_heads_done150:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token151
-	JMP  rope_tokens_done150
+	JNZ  rope_token149
+	JMP  rope_tokens_done148
 
-rope_stream149:
-rope_token154:
+rope_stream147:
+rope_token152:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2982,14 +2690,14 @@ rope_token154:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done155
+	JZ      rope_heads_done153
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head156:
+rope_head154:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3012,182 +2720,18 @@ rope_head156:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head156
+	JNZ         rope_head154
 
-rope_heads_done155:
+rope_heads_done153:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token154
+	JNZ  rope_token152
 
-rope_tokens_done150:
-rope_done131:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done157
-
-combine_token158:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000200, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      256(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       256(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       256(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      320(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       320(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       320(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 128(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      384(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       384(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       384(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      448(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       448(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       448(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 192(AX)
-	ADDQ         $0x00000100, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token158
-
-combine_done157:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 256(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 256(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 256(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 256(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 320(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 320(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 320(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 320(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 384(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 384(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 384(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 384(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 448(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 448(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 448(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 448(AX)
+rope_tokens_done148:
+rope_done129:
 	VZEROUPPER
 	RET
 
@@ -3199,9 +2743,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done159
+	JZ    far_done155
 
-far_token160:
+far_token156:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -3275,9 +2819,9 @@ far_token160:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token160
+	JNZ     far_token156
 
-far_done159:
+far_done155:
 	VZEROUPPER
 	RET
 
@@ -3291,23 +2835,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups161
+	JNE   kv_groups157
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows162:
+s1_rows158:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done163
+	JL   s1_rows_done159
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys164:
+s1_keys160:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done165
+	JL            s1_keys_done161
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -3458,13 +3002,13 @@ s1_keys164:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys164
+	JMP           s1_keys160
 
-s1_keys_done165:
+s1_keys_done161:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done167
+	JZ    s1_key_tail_done163
 
-s1_key_tail166:
+s1_key_tail162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3541,29 +3085,29 @@ s1_key_tail166:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail166
+	JNZ           s1_key_tail162
 
-s1_key_tail_done167:
+s1_key_tail_done163:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows162
+	JMP  s1_rows158
 
-s1_rows_done163:
+s1_rows_done159:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done169
+	JZ    s1_row_tail_done165
 
-s1_row_tail168:
+s1_row_tail164:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done171
+	JZ    s1_row_tail_key_done167
 
-s1_row_tail_key170:
+s1_row_tail_key166:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3585,40 +3129,40 @@ s1_row_tail_key170:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key170
+	JNZ           s1_row_tail_key166
 
-s1_row_tail_key_done171:
+s1_row_tail_key_done167:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail168
+	JNZ  s1_row_tail164
 
-s1_row_tail_done169:
+s1_row_tail_done165:
 	VZEROUPPER
 	RET
 
-kv_groups161:
+kv_groups157:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key172
+	JNZ   kv_by_key168
 
-kb_keys173:
+kb_keys169:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done174
+	JL    kb_keys_done170
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done176
+	JZ    kb_query_done172
 
-kb_query175:
+kb_query171:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done178
+	JZ    kb_group_done174
 
-kb_group177:
+kb_group173:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3641,7 +3185,7 @@ kb_group177:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows179:
+kb_rows175:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -3795,42 +3339,42 @@ kb_rows179:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows179
+	JNZ           kb_rows175
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group177
+	JNZ           kb_group173
 
-kb_group_done178:
+kb_group_done174:
 	DECQ R11
-	JNZ  kb_query175
+	JNZ  kb_query171
 
-kb_query_done176:
+kb_query_done172:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys173
+	JMP  kb_keys169
 
-kb_keys_done174:
-kv_by_key172:
+kb_keys_done170:
+kv_by_key168:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done181
+	JZ     kv_key_done177
 
-kv_key180:
+kv_key176:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done183
+	JZ    kv_query_done179
 
-kv_query182:
+kv_query178:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done185
+	JZ    kv_group_done181
 
-kv_group184:
+kv_group180:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3841,9 +3385,9 @@ kv_group184:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done187
+	JZ         kv_head_done183
 
-kv_head186:
+kv_head182:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -3861,24 +3405,24 @@ kv_head186:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head186
+	JNZ           kv_head182
 
-kv_head_done187:
+kv_head_done183:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group184
+	JNZ  kv_group180
 
-kv_group_done185:
+kv_group_done181:
 	DECQ R11
-	JNZ  kv_query182
+	JNZ  kv_query178
 
-kv_query_done183:
+kv_query_done179:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key180
+	JNZ  kv_key176
 
-kv_key_done181:
+kv_key_done177:
 	VZEROUPPER
 	RET
 
@@ -3892,7 +3436,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups188
+	JNE   kv_groups184
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3900,9 +3444,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done190
+	JZ    v1_row_done186
 
-v1_row189:
+v1_row185:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3916,25 +3460,25 @@ v1_row189:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done192
+	JZ           v1_key_done188
 
-v1_key191:
+v1_key187:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero193
+	JZ           v1_zero189
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero193:
+v1_zero189:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key191
+	JNZ  v1_key187
 
-v1_key_done192:
+v1_key_done188:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3943,22 +3487,22 @@ v1_key_done192:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row189
+	JNZ     v1_row185
 
-v1_row_done190:
+v1_row_done186:
 	VZEROUPPER
 	RET
 
-kv_groups188:
+kv_groups184:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done195
+	JZ    kv_rescale_done191
 
-kv_rescale194:
+kv_rescale190:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3975,28 +3519,28 @@ kv_rescale194:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale194
+	JNZ          kv_rescale190
 
-kv_rescale_done195:
+kv_rescale_done191:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys196:
+vb_keys192:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done197
+	JL    vb_keys_done193
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done199
+	JZ    vb_query_done195
 
-vb_query198:
+vb_query194:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done201
+	JZ    vb_group_done197
 
-vb_group200:
+vb_group196:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4019,9 +3563,9 @@ vb_group200:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row202
+	JNZ        vb_by_row198
 
-vb_rows204:
+vb_rows200:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4044,28 +3588,73 @@ vb_rows204:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero201
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero205:
+vh_zero201:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero202
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero206:
+vh_zero202:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero203
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero203:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero204:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero205
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero205:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero206:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4073,44 +3662,44 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero208
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero208:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero209
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero209:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero210
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero210:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero211
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4118,44 +3707,44 @@ vh_zero210:
 
 vh_zero211:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero212
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero212:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero213
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero213:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero214
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero214:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero215
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4163,61 +3752,16 @@ vh_zero214:
 
 vh_zero215:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero216
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero216:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero217
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero217:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero218
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero218:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero219
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero219:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero216
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero220:
+vh_zero216:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4240,59 +3784,59 @@ vh_zero220:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows204
-	JMP     vb_group_next203
+	JNZ     vb_rows200
+	JMP     vb_group_next199
 
-vb_by_row202:
+vb_by_row198:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done222
+	JZ    vb_head_done218
 
-vb_head221:
+vb_head217:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero223
+	JZ           vb_zero219
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero223:
+vb_zero219:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero224
+	JZ           vb_zero220
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero224:
+vb_zero220:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero225
+	JZ           vb_zero221
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R9)(DX*2), Z4, Z0
 	VFMADD231PS  64(R9)(DX*2), Z4, Z1
 	VFMADD231PS  128(R9)(DX*2), Z4, Z2
 	VFMADD231PS  192(R9)(DX*2), Z4, Z3
 
-vb_zero225:
+vb_zero221:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero226
+	JZ           vb_zero222
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R9)(R10*1), Z4, Z0
 	VFMADD231PS  64(R9)(R10*1), Z4, Z1
 	VFMADD231PS  128(R9)(R10*1), Z4, Z2
 	VFMADD231PS  192(R9)(R10*1), Z4, Z3
 
-vb_zero226:
+vb_zero222:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4300,44 +3844,44 @@ vb_zero226:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head221
+	JNZ     vb_head217
 
-vb_head_done222:
-vb_group_next203:
+vb_head_done218:
+vb_group_next199:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group200
+	JNZ  vb_group196
 
-vb_group_done201:
+vb_group_done197:
 	DECQ R11
-	JNZ  vb_query198
+	JNZ  vb_query194
 
-vb_query_done199:
+vb_query_done195:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys196
+	JMP  vb_keys192
 
-vb_keys_done197:
+vb_keys_done193:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done228
+	JZ     kv_key_done224
 
-kv_key227:
+kv_key223:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done230
+	JZ    kv_query_done226
 
-kv_query229:
+kv_query225:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done232
+	JZ    kv_group_done228
 
-kv_group231:
+kv_group227:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4348,12 +3892,12 @@ kv_group231:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done234
+	JZ         kv_head_done230
 
-kv_head233:
+kv_head229:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero235
+	JZ           kv_zero231
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -4368,28 +3912,28 @@ kv_head233:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero235:
+kv_zero231:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head233
+	JNZ  kv_head229
 
-kv_head_done234:
+kv_head_done230:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group231
+	JNZ  kv_group227
 
-kv_group_done232:
+kv_group_done228:
 	DECQ R12
-	JNZ  kv_query229
+	JNZ  kv_query225
 
-kv_query_done230:
+kv_query_done226:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key227
+	JNZ  kv_key223
 
-kv_key_done228:
+kv_key_done224:
 	VZEROUPPER
 	RET
 
@@ -4402,9 +3946,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop237:
+loop233:
 	CMPQ    CX, $0x00000020
-	JB      loop_end238
+	JB      loop_end234
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4415,23 +3959,23 @@ loop237:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop237
+	JMP     loop233
 
-loop_end238:
-loop239:
+loop_end234:
+loop235:
 	CMPQ    CX, $0x00000010
-	JB      loop_end240
+	JB      loop_end236
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop239
+	JMP     loop235
 
-loop_end240:
+loop_end236:
 	TESTQ     CX, CX
-	JZ        loop_done236
+	JZ        loop_done232
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4439,7 +3983,7 @@ loop_end240:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done236:
+loop_done232:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4449,10 +3993,10 @@ loop_done236:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store241
+	JZ            max_store237
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store241:
+max_store237:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4479,9 +4023,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop243:
+loop239:
 	CMPQ         CX, $0x00000010
-	JB           loop_end244
+	JB           loop_end240
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4503,11 +4047,11 @@ loop243:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop243
+	JMP          loop239
 
-loop_end244:
+loop_end240:
 	TESTQ        CX, CX
-	JZ           loop_done242
+	JZ           loop_done238
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4531,7 +4075,7 @@ loop_end244:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done242:
+loop_done238:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4558,24 +4102,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key245
+	JNZ   kv_by_key241
 
-kb_keys246:
+kb_keys242:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done247
+	JL    kb_keys_done243
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done249
+	JZ    kb_query_done245
 
-kb_query248:
+kb_query244:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done251
+	JZ    kb_group_done247
 
-kb_group250:
+kb_group246:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -4678,7 +4222,7 @@ kb_group250:
 	VMOVUPS      Z1, 960(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows252:
+kb_rows248:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       256(R9), Z7
 	VMOVUPS       512(R9), Z11
@@ -4831,43 +4375,43 @@ kb_rows252:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows252
+	JNZ           kb_rows248
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group250
+	JNZ           kb_group246
 
-kb_group_done251:
+kb_group_done247:
 	DECQ R13
-	JNZ  kb_query248
+	JNZ  kb_query244
 
-kb_query_done249:
+kb_query_done245:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys246
+	JMP  kb_keys242
 
-kb_keys_done247:
-kv_by_key245:
+kb_keys_done243:
+kv_by_key241:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done254
+	JZ     kv_key_done250
 
-kv_key253:
+kv_key249:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done256
+	JZ    kv_query_done252
 
-kv_query255:
+kv_query251:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done258
+	JZ    kv_group_done254
 
-kv_group257:
+kv_group253:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -4889,9 +4433,9 @@ kv_group257:
 	VFMADD231PS  192(R14), Z0, Z3
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done260
+	JZ           kv_head_done256
 
-kv_head259:
+kv_head255:
 	VMULPS        (R8), Z2, Z0
 	VMULPS        64(R8), Z4, Z5
 	VFMADD231PS   128(R8), Z1, Z0
@@ -4909,25 +4453,25 @@ kv_head259:
 	ADDQ          $0x00000100, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head259
+	JNZ           kv_head255
 
-kv_head_done260:
+kv_head_done256:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group257
+	JNZ  kv_group253
 
-kv_group_done258:
+kv_group_done254:
 	DECQ R12
-	JNZ  kv_query255
+	JNZ  kv_query251
 
-kv_query_done256:
+kv_query_done252:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key253
+	JNZ  kv_key249
 
-kv_key_done254:
+kv_key_done250:
 	VZEROUPPER
 	RET
 

@@ -790,315 +790,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX2
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done35
-	VMOVUPS combine_dup8<>+0(SB), Y0
-
-combine_token36:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000200, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y1
-	VMOVUPD    256(R8), Y2
-	VMULPD     (CX), Y1, Y3
-	VMULPD     256(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     256(CX), Y1, Y1
-	VMULPD     (CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, (AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 256(AX)
-	VMOVUPD    32(R8), Y1
-	VMOVUPD    288(R8), Y2
-	VMULPD     32(CX), Y1, Y3
-	VMULPD     288(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     288(CX), Y1, Y1
-	VMULPD     32(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 32(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 288(AX)
-	VMOVUPD    64(R8), Y1
-	VMOVUPD    320(R8), Y2
-	VMULPD     64(CX), Y1, Y3
-	VMULPD     320(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     320(CX), Y1, Y1
-	VMULPD     64(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 64(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 320(AX)
-	VMOVUPD    96(R8), Y1
-	VMOVUPD    352(R8), Y2
-	VMULPD     96(CX), Y1, Y3
-	VMULPD     352(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     352(CX), Y1, Y1
-	VMULPD     96(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 96(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 352(AX)
-	VMOVUPD    128(R8), Y1
-	VMOVUPD    384(R8), Y2
-	VMULPD     128(CX), Y1, Y3
-	VMULPD     384(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     384(CX), Y1, Y1
-	VMULPD     128(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 128(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 384(AX)
-	VMOVUPD    160(R8), Y1
-	VMOVUPD    416(R8), Y2
-	VMULPD     160(CX), Y1, Y3
-	VMULPD     416(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     416(CX), Y1, Y1
-	VMULPD     160(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 160(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 416(AX)
-	VMOVUPD    192(R8), Y1
-	VMOVUPD    448(R8), Y2
-	VMULPD     192(CX), Y1, Y3
-	VMULPD     448(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     448(CX), Y1, Y1
-	VMULPD     192(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 192(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 448(AX)
-	VMOVUPD    224(R8), Y1
-	VMOVUPD    480(R8), Y2
-	VMULPD     224(CX), Y1, Y3
-	VMULPD     480(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     480(CX), Y1, Y1
-	VMULPD     224(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 224(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 480(AX)
-	ADDQ       $0x00000200, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 256(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 256(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 256(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 256(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 288(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 288(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 288(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 288(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 320(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 320(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 320(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 320(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 352(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 352(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 352(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 352(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 384(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 384(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 384(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 384(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 416(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 416(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 416(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 416(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 448(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 448(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 448(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 448(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 480(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 480(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 480(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 480(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX, AVX2
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1107,11 +798,11 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done37
+	JZ      far_done35
 	VMOVUPS far_dup8_0<>+0(SB), Y0
 	VMOVUPS far_dup8_1<>+0(SB), Y1
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1265,9 +956,9 @@ far_token38:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -1281,23 +972,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      1024(SI), Y7
@@ -1762,13 +1453,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1916,27 +1607,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2012,40 +1703,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2116,7 +1807,7 @@ kb_group55:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      1024(DI), Y7
@@ -2582,42 +2273,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000400, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2646,9 +2337,9 @@ kv_group62:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2714,24 +2405,24 @@ kv_head64:
 	ADDQ         $0x00000400, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -2745,7 +2436,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2753,9 +2444,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2785,12 +2476,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2805,13 +2496,13 @@ v1_key69:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2853,12 +2544,12 @@ v1_key_done70:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done73
+	JZ           v1_key_done71
 
-v1_key72:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero74
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
@@ -2873,13 +2564,13 @@ v1_key72:
 	VFMADD231PS  704(R9), Y0, Y11
 	VFMADD231PS  736(R9), Y0, Y12
 
-v1_zero74:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key72
+	JNZ  v1_key70
 
-v1_key_done73:
+v1_key_done71:
 	VMOVUPS      Y1, 384(CX)
 	VMOVUPS      Y2, 416(CX)
 	VMOVUPS      Y3, 448(CX)
@@ -2913,12 +2604,12 @@ v1_key_done73:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done76
+	JZ           v1_key_done74
 
-v1_key75:
+v1_key73:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero77
+	JZ           v1_zero75
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  768(R9), Y0, Y1
 	VFMADD231PS  800(R9), Y0, Y2
@@ -2929,13 +2620,13 @@ v1_key75:
 	VFMADD231PS  960(R9), Y0, Y7
 	VFMADD231PS  992(R9), Y0, Y8
 
-v1_zero77:
+v1_zero75:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key75
+	JNZ  v1_key73
 
-v1_key_done76:
+v1_key_done74:
 	VMOVUPS Y1, 768(CX)
 	VMOVUPS Y2, 800(CX)
 	VMOVUPS Y3, 832(CX)
@@ -2948,22 +2639,22 @@ v1_key_done76:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done79
+	JZ    kv_rescale_done77
 
-kv_rescale78:
+kv_rescale76:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3064,28 +2755,28 @@ kv_rescale78:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale78
+	JNZ          kv_rescale76
 
-kv_rescale_done79:
+kv_rescale_done77:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys80:
+vb_keys78:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done81
+	JL    vb_keys_done79
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done83
+	JZ    vb_query_done81
 
-vb_query82:
+vb_query80:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done85
+	JZ    vb_group_done83
 
-vb_group84:
+vb_group82:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3156,9 +2847,9 @@ vb_group84:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row86
+	JNZ        vb_by_row84
 
-vb_rows88:
+vb_rows86:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3173,96 +2864,96 @@ vb_rows88:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero89:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero91:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero93:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3285,96 +2976,96 @@ vh_zero96:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero95:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero97:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero98:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero99:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero100:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero101:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero102:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3397,96 +3088,96 @@ vh_zero104:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero103:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero104:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero107:
+vh_zero105:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero108:
+vh_zero106:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero107:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero108:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero109:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero110:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3509,96 +3200,96 @@ vh_zero112:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero111:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero112:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero113:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero114:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero115:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero116
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero116:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero117
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero117:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero118
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero118:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -3621,96 +3312,96 @@ vh_zero120:
 	VMOVUPS      608(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero119
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero119:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero120
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero120:
 	VMOVUPS      512(R9)(DX*1), Y8
 	VMOVUPS      544(R9)(DX*1), Y9
 	VMOVUPS      576(R9)(DX*1), Y10
 	VMOVUPS      608(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero121
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero121:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero122
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero122:
 	VMOVUPS      512(R9)(DX*2), Y8
 	VMOVUPS      544(R9)(DX*2), Y9
 	VMOVUPS      576(R9)(DX*2), Y10
 	VMOVUPS      608(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero123
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero123:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero124
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero124:
 	VMOVUPS      512(R9)(R10*1), Y8
 	VMOVUPS      544(R9)(R10*1), Y9
 	VMOVUPS      576(R9)(R10*1), Y10
 	VMOVUPS      608(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero125
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero125:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero126
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero126:
 	VMOVUPS      Y0, 512(DI)
 	VMOVUPS      Y1, 544(DI)
 	VMOVUPS      Y2, 576(DI)
@@ -3733,96 +3424,96 @@ vh_zero128:
 	VMOVUPS      736(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero127
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero127:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero128
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero128:
 	VMOVUPS      640(R9)(DX*1), Y8
 	VMOVUPS      672(R9)(DX*1), Y9
 	VMOVUPS      704(R9)(DX*1), Y10
 	VMOVUPS      736(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero129
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero129:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero130
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero130:
 	VMOVUPS      640(R9)(DX*2), Y8
 	VMOVUPS      672(R9)(DX*2), Y9
 	VMOVUPS      704(R9)(DX*2), Y10
 	VMOVUPS      736(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero131
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero131:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero132
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero132:
 	VMOVUPS      640(R9)(R10*1), Y8
 	VMOVUPS      672(R9)(R10*1), Y9
 	VMOVUPS      704(R9)(R10*1), Y10
 	VMOVUPS      736(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero133
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero133:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero134
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero134:
 	VMOVUPS      Y0, 640(DI)
 	VMOVUPS      Y1, 672(DI)
 	VMOVUPS      Y2, 704(DI)
@@ -3845,96 +3536,96 @@ vh_zero136:
 	VMOVUPS      864(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero135
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero135:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero136
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero136:
 	VMOVUPS      768(R9)(DX*1), Y8
 	VMOVUPS      800(R9)(DX*1), Y9
 	VMOVUPS      832(R9)(DX*1), Y10
 	VMOVUPS      864(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero137
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero137:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero138
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero138:
 	VMOVUPS      768(R9)(DX*2), Y8
 	VMOVUPS      800(R9)(DX*2), Y9
 	VMOVUPS      832(R9)(DX*2), Y10
 	VMOVUPS      864(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero139
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero139:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero140
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero140:
 	VMOVUPS      768(R9)(R10*1), Y8
 	VMOVUPS      800(R9)(R10*1), Y9
 	VMOVUPS      832(R9)(R10*1), Y10
 	VMOVUPS      864(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero143
+	JZ           vh_zero141
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero143:
+vh_zero141:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero144
+	JZ           vh_zero142
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero144:
+vh_zero142:
 	VMOVUPS      Y0, 768(DI)
 	VMOVUPS      Y1, 800(DI)
 	VMOVUPS      Y2, 832(DI)
@@ -3957,96 +3648,96 @@ vh_zero144:
 	VMOVUPS      992(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero145
+	JZ           vh_zero143
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero145:
+vh_zero143:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero146
+	JZ           vh_zero144
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero146:
+vh_zero144:
 	VMOVUPS      896(R9)(DX*1), Y8
 	VMOVUPS      928(R9)(DX*1), Y9
 	VMOVUPS      960(R9)(DX*1), Y10
 	VMOVUPS      992(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero147
+	JZ           vh_zero145
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero147:
+vh_zero145:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero148
+	JZ           vh_zero146
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero148:
+vh_zero146:
 	VMOVUPS      896(R9)(DX*2), Y8
 	VMOVUPS      928(R9)(DX*2), Y9
 	VMOVUPS      960(R9)(DX*2), Y10
 	VMOVUPS      992(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero149
+	JZ           vh_zero147
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero149:
+vh_zero147:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero150
+	JZ           vh_zero148
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero150:
+vh_zero148:
 	VMOVUPS      896(R9)(R10*1), Y8
 	VMOVUPS      928(R9)(R10*1), Y9
 	VMOVUPS      960(R9)(R10*1), Y10
 	VMOVUPS      992(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero151
+	JZ           vh_zero149
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero151:
+vh_zero149:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero152
+	JZ           vh_zero150
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero152:
+vh_zero150:
 	VMOVUPS Y0, 896(DI)
 	VMOVUPS Y1, 928(DI)
 	VMOVUPS Y2, 960(DI)
@@ -4059,15 +3750,15 @@ vh_zero152:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows88
-	JMP     vb_group_next87
+	JNZ     vb_rows86
+	JMP     vb_group_next85
 
-vb_by_row86:
+vb_by_row84:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done154
+	JZ    vb_head_done152
 
-vb_head153:
+vb_head151:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4082,7 +3773,7 @@ vb_head153:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero155
+	JZ           vb_zero153
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -4097,10 +3788,10 @@ vb_head153:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero155:
+vb_zero153:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero156
+	JZ           vb_zero154
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -4115,10 +3806,10 @@ vb_zero155:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero156:
+vb_zero154:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero157
+	JZ           vb_zero155
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -4133,10 +3824,10 @@ vb_zero156:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero157:
+vb_zero155:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero158
+	JZ           vb_zero156
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -4151,7 +3842,7 @@ vb_zero157:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero158:
+vb_zero156:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4178,7 +3869,7 @@ vb_zero158:
 	VMOVUPS      736(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero159
+	JZ           vb_zero157
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -4193,10 +3884,10 @@ vb_zero158:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero159:
+vb_zero157:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero160
+	JZ           vb_zero158
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -4211,10 +3902,10 @@ vb_zero159:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero160:
+vb_zero158:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero161
+	JZ           vb_zero159
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R9)(DX*2), Y12, Y0
 	VFMADD231PS  416(R9)(DX*2), Y12, Y1
@@ -4229,10 +3920,10 @@ vb_zero160:
 	VFMADD231PS  704(R9)(DX*2), Y12, Y10
 	VFMADD231PS  736(R9)(DX*2), Y12, Y11
 
-vb_zero161:
+vb_zero159:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero162
+	JZ           vb_zero160
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R9)(R10*1), Y12, Y0
 	VFMADD231PS  416(R9)(R10*1), Y12, Y1
@@ -4247,7 +3938,7 @@ vb_zero161:
 	VFMADD231PS  704(R9)(R10*1), Y12, Y10
 	VFMADD231PS  736(R9)(R10*1), Y12, Y11
 
-vb_zero162:
+vb_zero160:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -4270,7 +3961,7 @@ vb_zero162:
 	VMOVUPS      992(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero163
+	JZ           vb_zero161
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -4281,10 +3972,10 @@ vb_zero162:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero163:
+vb_zero161:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero164
+	JZ           vb_zero162
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -4295,10 +3986,10 @@ vb_zero163:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero164:
+vb_zero162:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero165
+	JZ           vb_zero163
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R9)(DX*2), Y8, Y0
 	VFMADD231PS  800(R9)(DX*2), Y8, Y1
@@ -4309,10 +4000,10 @@ vb_zero164:
 	VFMADD231PS  960(R9)(DX*2), Y8, Y6
 	VFMADD231PS  992(R9)(DX*2), Y8, Y7
 
-vb_zero165:
+vb_zero163:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero166
+	JZ           vb_zero164
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R9)(R10*1), Y8, Y0
 	VFMADD231PS  800(R9)(R10*1), Y8, Y1
@@ -4323,7 +4014,7 @@ vb_zero165:
 	VFMADD231PS  960(R9)(R10*1), Y8, Y6
 	VFMADD231PS  992(R9)(R10*1), Y8, Y7
 
-vb_zero166:
+vb_zero164:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -4335,44 +4026,44 @@ vb_zero166:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head153
+	JNZ     vb_head151
 
-vb_head_done154:
-vb_group_next87:
+vb_head_done152:
+vb_group_next85:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group84
+	JNZ  vb_group82
 
-vb_group_done85:
+vb_group_done83:
 	DECQ R11
-	JNZ  vb_query82
+	JNZ  vb_query80
 
-vb_query_done83:
+vb_query_done81:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys80
+	JMP  vb_keys78
 
-vb_keys_done81:
+vb_keys_done79:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done168
+	JZ     kv_key_done166
 
-kv_key167:
+kv_key165:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done170
+	JZ    kv_query_done168
 
-kv_query169:
+kv_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done172
+	JZ    kv_group_done170
 
-kv_group171:
+kv_group169:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4401,12 +4092,12 @@ kv_group171:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done174
+	JZ         kv_head_done172
 
-kv_head173:
+kv_head171:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero175
+	JZ           kv_zero173
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4505,28 +4196,28 @@ kv_head173:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero175:
+kv_zero173:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head173
+	JNZ  kv_head171
 
-kv_head_done174:
+kv_head_done172:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group171
+	JNZ  kv_group169
 
-kv_group_done172:
+kv_group_done170:
 	DECQ R12
-	JNZ  kv_query169
+	JNZ  kv_query167
 
-kv_query_done170:
+kv_query_done168:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key167
+	JNZ  kv_key165
 
-kv_key_done168:
+kv_key_done166:
 	VZEROUPPER
 	RET
 
@@ -4539,9 +4230,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop177:
+loop175:
 	CMPQ    CX, $0x00000010
-	JB      loop_end178
+	JB      loop_end176
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4552,23 +4243,23 @@ loop177:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop177
+	JMP     loop175
 
-loop_end178:
-loop179:
+loop_end176:
+loop177:
 	CMPQ    CX, $0x00000008
-	JB      loop_end180
+	JB      loop_end178
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop179
+	JMP     loop177
 
-loop_end180:
+loop_end178:
 	TESTQ      CX, CX
-	JZ         loop_done176
+	JZ         loop_done174
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4578,7 +4269,7 @@ loop_end180:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done176:
+loop_done174:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4586,10 +4277,10 @@ loop_done176:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store181
+	JZ           max_store179
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store181:
+max_store179:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4609,9 +4300,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop183:
+loop181:
 	CMPQ         CX, $0x00000008
-	JB           loop_end184
+	JB           loop_end182
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4634,11 +4325,11 @@ loop183:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop183
+	JMP          loop181
 
-loop_end184:
+loop_end182:
 	TESTQ        CX, CX
-	JZ           loop_done182
+	JZ           loop_done180
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4664,7 +4355,7 @@ loop_end184:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done182:
+loop_done180:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4686,18 +4377,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done185
+	JZ     rope_done183
 	TESTL  R8, R8
-	JS     rope_inverse186
+	JS     rope_inverse184
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream187
+	JA     rope_stream185
 
-rope_token189:
+rope_token187:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4711,14 +4402,14 @@ rope_token189:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done190
+	JZ      rope_heads_done188
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src191
+	JNE     rope_heads_from_src189
 
-rope_head192:
+rope_head190:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4741,13 +4432,13 @@ rope_head192:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head192
-	JMP            rope_heads_done190
+	JNZ            rope_head190
+	JMP            rope_heads_done188
 
-rope_heads_from_src191:
+rope_heads_from_src189:
 	MOVQ CX, R10
 
-rope_head193:
+rope_head191:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4795,17 +4486,17 @@ rope_head193:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head193
+	JNZ            rope_head191
 
-rope_heads_done190:
+rope_heads_done188:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done194
+	JZ    rope_heads_done192
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head195:
+rope_head193:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -4828,9 +4519,9 @@ rope_head195:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head195
+	JNZ            rope_head193
 
-rope_heads_done194:
+rope_heads_done192:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4840,11 +4531,11 @@ rope_heads_done194:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token189
-	JMP  rope_tokens_done188
+	JNZ  rope_token187
+	JMP  rope_tokens_done186
 
-rope_stream187:
-rope_token196:
+rope_stream185:
+rope_token194:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4858,16 +4549,16 @@ rope_token196:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done197
+	JZ      rope_heads_done195
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src198
+	JNE     rope_heads_from_src196
 
-rope_head199:
+rope_head197:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -4906,13 +4597,13 @@ rope_head199:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head199
-	JMP            rope_heads_done197
+	JNZ            rope_head197
+	JMP            rope_heads_done195
 
-rope_heads_from_src198:
+rope_heads_from_src196:
 	MOVQ CX, R10
 
-rope_head200:
+rope_head198:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4976,19 +4667,19 @@ rope_head200:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head200
+	JNZ            rope_head198
 
-rope_heads_done197:
+rope_heads_done195:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done201
+	JZ    rope_heads_done199
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head202:
+rope_head200:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -5027,9 +4718,9 @@ rope_head202:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head202
+	JNZ            rope_head200
 
-rope_heads_done201:
+rope_heads_done199:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -5039,21 +4730,21 @@ rope_heads_done201:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token196
+	JNZ  rope_token194
 
-rope_tokens_done188:
-	JMP rope_done185
+rope_tokens_done186:
+	JMP rope_done183
 
-rope_inverse186:
+rope_inverse184:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream203
+	JA     rope_stream201
 
-rope_token205:
+rope_token203:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -5067,12 +4758,12 @@ rope_token205:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done206
+	JZ      rope_heads_done204
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head207:
+rope_head205:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -5095,19 +4786,19 @@ rope_head207:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head207
+	JNZ            rope_head205
 
-rope_heads_done206:
+rope_heads_done204:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token205
-	JMP  rope_tokens_done204
+	JNZ  rope_token203
+	JMP  rope_tokens_done202
 
-rope_stream203:
-rope_token208:
+rope_stream201:
+rope_token206:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -5121,14 +4812,14 @@ rope_token208:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done209
+	JZ      rope_heads_done207
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head210:
+rope_head208:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -5167,191 +4858,18 @@ rope_head210:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head210
+	JNZ            rope_head208
 
-rope_heads_done209:
+rope_heads_done207:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token208
+	JNZ  rope_token206
 
-rope_tokens_done204:
-rope_done185:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done211
-	VMOVUPS combine_dup16<>+0(SB), Z0
-
-combine_token212:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000200, R8, R8
-	ADDQ      DX, R8
-	VMOVUPD   (R8), Z1
-	VMOVUPD   256(R8), Z2
-	VMULPD    (CX), Z1, Z3
-	VMULPD    256(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    256(CX), Z1, Z1
-	VMULPD    (CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, (AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 256(AX)
-	VMOVUPD   64(R8), Z1
-	VMOVUPD   320(R8), Z2
-	VMULPD    64(CX), Z1, Z3
-	VMULPD    320(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    320(CX), Z1, Z1
-	VMULPD    64(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 64(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 320(AX)
-	VMOVUPD   128(R8), Z1
-	VMOVUPD   384(R8), Z2
-	VMULPD    128(CX), Z1, Z3
-	VMULPD    384(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    384(CX), Z1, Z1
-	VMULPD    128(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 128(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 384(AX)
-	VMOVUPD   192(R8), Z1
-	VMOVUPD   448(R8), Z2
-	VMULPD    192(CX), Z1, Z3
-	VMULPD    448(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    448(CX), Z1, Z1
-	VMULPD    192(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 192(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 448(AX)
-	ADDQ      $0x00000200, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token212
-
-combine_done211:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 256(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 256(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 256(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 256(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 320(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 320(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 320(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 320(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 384(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 384(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 384(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 384(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 448(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 448(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 448(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 448(AX)
+rope_tokens_done202:
+rope_done183:
 	VZEROUPPER
 	RET
 
@@ -5363,11 +4881,11 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done213
+	JZ      far_done209
 	VMOVUPS far_dup16_0<>+0(SB), Z0
 	VMOVUPS far_dup16_1<>+0(SB), Z1
 
-far_token214:
+far_token210:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -5453,9 +4971,9 @@ far_token214:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token214
+	JNZ     far_token210
 
-far_done213:
+far_done209:
 	VZEROUPPER
 	RET
 
@@ -5469,23 +4987,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups215
+	JNE   kv_groups211
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows216:
+s1_rows212:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done217
+	JL   s1_rows_done213
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys218:
+s1_keys214:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done219
+	JL            s1_keys_done215
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -5924,13 +5442,13 @@ s1_keys218:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys218
+	JMP           s1_keys214
 
-s1_keys_done219:
+s1_keys_done215:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done221
+	JZ    s1_key_tail_done217
 
-s1_key_tail220:
+s1_key_tail216:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6103,29 +5621,29 @@ s1_key_tail220:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail220
+	JNZ           s1_key_tail216
 
-s1_key_tail_done221:
+s1_key_tail_done217:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows216
+	JMP  s1_rows212
 
-s1_rows_done217:
+s1_rows_done213:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done223
+	JZ    s1_row_tail_done219
 
-s1_row_tail222:
+s1_row_tail218:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done225
+	JZ    s1_row_tail_key_done221
 
-s1_row_tail_key224:
+s1_row_tail_key220:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6171,40 +5689,40 @@ s1_row_tail_key224:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key224
+	JNZ           s1_row_tail_key220
 
-s1_row_tail_key_done225:
+s1_row_tail_key_done221:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail222
+	JNZ  s1_row_tail218
 
-s1_row_tail_done223:
+s1_row_tail_done219:
 	VZEROUPPER
 	RET
 
-kv_groups215:
+kv_groups211:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key226
+	JNZ   kv_by_key222
 
-kb_keys227:
+kb_keys223:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done228
+	JL    kb_keys_done224
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done230
+	JZ    kb_query_done226
 
-kb_query229:
+kb_query225:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done232
+	JZ    kb_group_done228
 
-kb_group231:
+kb_group227:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6275,7 +5793,7 @@ kb_group231:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows233:
+kb_rows229:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -6717,42 +6235,42 @@ kb_rows233:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows233
+	JNZ           kb_rows229
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group231
+	JNZ           kb_group227
 
-kb_group_done232:
+kb_group_done228:
 	DECQ R11
-	JNZ  kb_query229
+	JNZ  kb_query225
 
-kb_query_done230:
+kb_query_done226:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys227
+	JMP  kb_keys223
 
-kb_keys_done228:
-kv_by_key226:
+kb_keys_done224:
+kv_by_key222:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done235
+	JZ     kv_key_done231
 
-kv_key234:
+kv_key230:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done237
+	JZ    kv_query_done233
 
-kv_query236:
+kv_query232:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done239
+	JZ    kv_group_done235
 
-kv_group238:
+kv_group234:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6787,9 +6305,9 @@ kv_group238:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done241
+	JZ         kv_head_done237
 
-kv_head240:
+kv_head236:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -6819,24 +6337,24 @@ kv_head240:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head240
+	JNZ           kv_head236
 
-kv_head_done241:
+kv_head_done237:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group238
+	JNZ  kv_group234
 
-kv_group_done239:
+kv_group_done235:
 	DECQ R11
-	JNZ  kv_query236
+	JNZ  kv_query232
 
-kv_query_done237:
+kv_query_done233:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key234
+	JNZ  kv_key230
 
-kv_key_done235:
+kv_key_done231:
 	VZEROUPPER
 	RET
 
@@ -6850,7 +6368,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups242
+	JNE   kv_groups238
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6858,9 +6376,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done244
+	JZ    v1_row_done240
 
-v1_row243:
+v1_row239:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6898,12 +6416,12 @@ v1_row243:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done246
+	JZ           v1_key_done242
 
-v1_key245:
+v1_key241:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero247
+	JZ           v1_zero243
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6922,13 +6440,13 @@ v1_key245:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero247:
+v1_zero243:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key245
+	JNZ  v1_key241
 
-v1_key_done246:
+v1_key_done242:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6949,22 +6467,22 @@ v1_key_done246:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row243
+	JNZ     v1_row239
 
-v1_row_done244:
+v1_row_done240:
 	VZEROUPPER
 	RET
 
-kv_groups242:
+kv_groups238:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done249
+	JZ    kv_rescale_done245
 
-kv_rescale248:
+kv_rescale244:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7017,28 +6535,28 @@ kv_rescale248:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale248
+	JNZ          kv_rescale244
 
-kv_rescale_done249:
+kv_rescale_done245:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys250:
+vb_keys246:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done251
+	JL    vb_keys_done247
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done253
+	JZ    vb_query_done249
 
-vb_query252:
+vb_query248:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done255
+	JZ    vb_group_done251
 
-vb_group254:
+vb_group250:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -7109,9 +6627,9 @@ vb_group254:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row256
+	JNZ        vb_by_row252
 
-vb_rows258:
+vb_rows254:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7134,28 +6652,73 @@ vb_rows258:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero259
+	JZ           vh_zero255
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero259:
+vh_zero255:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero260
+	JZ           vh_zero256
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero260:
+vh_zero256:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero261
+	JZ           vh_zero257
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero257:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero258
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero258:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero259
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero259:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero260
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero260:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero261
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7163,44 +6726,44 @@ vh_zero260:
 
 vh_zero261:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero262
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero262:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero263
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero263:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero264
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero264:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero265
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7208,44 +6771,44 @@ vh_zero264:
 
 vh_zero265:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero266
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero266:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero267
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero267:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero268
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero268:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero269
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7253,61 +6816,16 @@ vh_zero268:
 
 vh_zero269:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero270
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero270:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero271
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero271:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero272
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero272:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero273
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero273:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero274
+	JZ           vh_zero270
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero274:
+vh_zero270:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7346,28 +6864,73 @@ vh_zero274:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero275
+	JZ           vh_zero271
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero275:
+vh_zero271:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero276
+	JZ           vh_zero272
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero276:
+vh_zero272:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero277
+	JZ           vh_zero273
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero273:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero274
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero274:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero275
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero275:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero276
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero276:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero277
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7375,44 +6938,44 @@ vh_zero276:
 
 vh_zero277:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero278
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero278:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero279
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero279:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero280
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero280:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero281
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7420,44 +6983,44 @@ vh_zero280:
 
 vh_zero281:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero282
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero282:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero283
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero283:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero284
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero284:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero285
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7465,61 +7028,16 @@ vh_zero284:
 
 vh_zero285:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero286
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero286:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero287
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero287:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero288
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero288:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero289
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero289:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero290
+	JZ           vh_zero286
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero290:
+vh_zero286:
 	VMOVUPS      Z0, 256(DI)
 	VMOVUPS      Z1, 320(DI)
 	VMOVUPS      Z2, 384(DI)
@@ -7558,28 +7076,73 @@ vh_zero290:
 	VMOVUPS      704(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero291
+	JZ           vh_zero287
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero291:
+vh_zero287:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero292
+	JZ           vh_zero288
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero292:
+vh_zero288:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero293
+	JZ           vh_zero289
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero289:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero290
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero290:
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero291
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero291:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero292
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero292:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero293
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7587,44 +7150,44 @@ vh_zero292:
 
 vh_zero293:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero294
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero294:
-	VMOVUPS      512(R9)(DX*1), Z16
-	VMOVUPS      576(R9)(DX*1), Z17
-	VMOVUPS      640(R9)(DX*1), Z18
-	VMOVUPS      704(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      512(R9)(DX*2), Z16
+	VMOVUPS      576(R9)(DX*2), Z17
+	VMOVUPS      640(R9)(DX*2), Z18
+	VMOVUPS      704(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero295
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero295:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero296
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero296:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero297
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7632,44 +7195,44 @@ vh_zero296:
 
 vh_zero297:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero298
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero298:
-	VMOVUPS      512(R9)(DX*2), Z16
-	VMOVUPS      576(R9)(DX*2), Z17
-	VMOVUPS      640(R9)(DX*2), Z18
-	VMOVUPS      704(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      512(R9)(R10*1), Z16
+	VMOVUPS      576(R9)(R10*1), Z17
+	VMOVUPS      640(R9)(R10*1), Z18
+	VMOVUPS      704(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero299
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero299:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero300
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero300:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero301
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7677,61 +7240,16 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero302
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero302:
-	VMOVUPS      512(R9)(R10*1), Z16
-	VMOVUPS      576(R9)(R10*1), Z17
-	VMOVUPS      640(R9)(R10*1), Z18
-	VMOVUPS      704(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero303
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero303:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero304
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero304:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero305
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero305:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero306
+	JZ           vh_zero302
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero306:
+vh_zero302:
 	VMOVUPS      Z0, 512(DI)
 	VMOVUPS      Z1, 576(DI)
 	VMOVUPS      Z2, 640(DI)
@@ -7770,28 +7288,73 @@ vh_zero306:
 	VMOVUPS      960(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero307
+	JZ           vh_zero303
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero307:
+vh_zero303:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero308
+	JZ           vh_zero304
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero308:
+vh_zero304:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero309
+	JZ           vh_zero305
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero307
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero307:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero308
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero308:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero309
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7799,44 +7362,44 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero310
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero310:
-	VMOVUPS      768(R9)(DX*1), Z16
-	VMOVUPS      832(R9)(DX*1), Z17
-	VMOVUPS      896(R9)(DX*1), Z18
-	VMOVUPS      960(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      768(R9)(DX*2), Z16
+	VMOVUPS      832(R9)(DX*2), Z17
+	VMOVUPS      896(R9)(DX*2), Z18
+	VMOVUPS      960(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero311
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero311:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero312
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero312:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero313
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7844,44 +7407,44 @@ vh_zero312:
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero314
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero314:
-	VMOVUPS      768(R9)(DX*2), Z16
-	VMOVUPS      832(R9)(DX*2), Z17
-	VMOVUPS      896(R9)(DX*2), Z18
-	VMOVUPS      960(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      768(R9)(R10*1), Z16
+	VMOVUPS      832(R9)(R10*1), Z17
+	VMOVUPS      896(R9)(R10*1), Z18
+	VMOVUPS      960(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero315
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero315:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero316
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero316:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero317
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7889,61 +7452,16 @@ vh_zero316:
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero318
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero318:
-	VMOVUPS      768(R9)(R10*1), Z16
-	VMOVUPS      832(R9)(R10*1), Z17
-	VMOVUPS      896(R9)(R10*1), Z18
-	VMOVUPS      960(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero319
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero319:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero320
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero320:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero321
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero321:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero322
+	JZ           vh_zero318
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero322:
+vh_zero318:
 	VMOVUPS Z0, 768(DI)
 	VMOVUPS Z1, 832(DI)
 	VMOVUPS Z2, 896(DI)
@@ -7966,15 +7484,15 @@ vh_zero322:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows258
-	JMP     vb_group_next257
+	JNZ     vb_rows254
+	JMP     vb_group_next253
 
-vb_by_row256:
+vb_by_row252:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done324
+	JZ    vb_head_done320
 
-vb_head323:
+vb_head319:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7993,7 +7511,7 @@ vb_head323:
 	VMOVUPS      960(DI), Z15
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero325
+	JZ           vb_zero321
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -8012,10 +7530,10 @@ vb_head323:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero325:
+vb_zero321:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero326
+	JZ           vb_zero322
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -8034,10 +7552,10 @@ vb_zero325:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero326:
+vb_zero322:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero327
+	JZ           vb_zero323
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R9)(DX*2), Z16, Z0
 	VFMADD231PS  64(R9)(DX*2), Z16, Z1
@@ -8056,10 +7574,10 @@ vb_zero326:
 	VFMADD231PS  896(R9)(DX*2), Z16, Z14
 	VFMADD231PS  960(R9)(DX*2), Z16, Z15
 
-vb_zero327:
+vb_zero323:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero328
+	JZ           vb_zero324
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R9)(R10*1), Z16, Z0
 	VFMADD231PS  64(R9)(R10*1), Z16, Z1
@@ -8078,7 +7596,7 @@ vb_zero327:
 	VFMADD231PS  896(R9)(R10*1), Z16, Z14
 	VFMADD231PS  960(R9)(R10*1), Z16, Z15
 
-vb_zero328:
+vb_zero324:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8098,44 +7616,44 @@ vb_zero328:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head323
+	JNZ     vb_head319
 
-vb_head_done324:
-vb_group_next257:
+vb_head_done320:
+vb_group_next253:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group254
+	JNZ  vb_group250
 
-vb_group_done255:
+vb_group_done251:
 	DECQ R11
-	JNZ  vb_query252
+	JNZ  vb_query248
 
-vb_query_done253:
+vb_query_done249:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys250
+	JMP  vb_keys246
 
-vb_keys_done251:
+vb_keys_done247:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done330
+	JZ     kv_key_done326
 
-kv_key329:
+kv_key325:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done332
+	JZ    kv_query_done328
 
-kv_query331:
+kv_query327:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done334
+	JZ    kv_group_done330
 
-kv_group333:
+kv_group329:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8170,12 +7688,12 @@ kv_group333:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done336
+	JZ         kv_head_done332
 
-kv_head335:
+kv_head331:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero337
+	JZ           kv_zero333
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -8226,28 +7744,28 @@ kv_head335:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero337:
+kv_zero333:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head335
+	JNZ  kv_head331
 
-kv_head_done336:
+kv_head_done332:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group333
+	JNZ  kv_group329
 
-kv_group_done334:
+kv_group_done330:
 	DECQ R12
-	JNZ  kv_query331
+	JNZ  kv_query327
 
-kv_query_done332:
+kv_query_done328:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key329
+	JNZ  kv_key325
 
-kv_key_done330:
+kv_key_done326:
 	VZEROUPPER
 	RET
 
@@ -8260,9 +7778,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop339:
+loop335:
 	CMPQ    CX, $0x00000020
-	JB      loop_end340
+	JB      loop_end336
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -8273,23 +7791,23 @@ loop339:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop339
+	JMP     loop335
 
-loop_end340:
-loop341:
+loop_end336:
+loop337:
 	CMPQ    CX, $0x00000010
-	JB      loop_end342
+	JB      loop_end338
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop341
+	JMP     loop337
 
-loop_end342:
+loop_end338:
 	TESTQ     CX, CX
-	JZ        loop_done338
+	JZ        loop_done334
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8297,7 +7815,7 @@ loop_end342:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done338:
+loop_done334:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8307,10 +7825,10 @@ loop_done338:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store343
+	JZ            max_store339
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store343:
+max_store339:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8337,9 +7855,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop345:
+loop341:
 	CMPQ         CX, $0x00000010
-	JB           loop_end346
+	JB           loop_end342
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -8361,11 +7879,11 @@ loop345:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop345
+	JMP          loop341
 
-loop_end346:
+loop_end342:
 	TESTQ        CX, CX
-	JZ           loop_done344
+	JZ           loop_done340
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -8389,7 +7907,7 @@ loop_end346:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done344:
+loop_done340:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -8401,16 +7919,6 @@ loop_done344:
 	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
-
-DATA combine_dup8<>+0(SB)/4, $0x00000000
-DATA combine_dup8<>+4(SB)/4, $0x00000000
-DATA combine_dup8<>+8(SB)/4, $0x00000001
-DATA combine_dup8<>+12(SB)/4, $0x00000001
-DATA combine_dup8<>+16(SB)/4, $0x00000002
-DATA combine_dup8<>+20(SB)/4, $0x00000002
-DATA combine_dup8<>+24(SB)/4, $0x00000003
-DATA combine_dup8<>+28(SB)/4, $0x00000003
-GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA far_dup8_0<>+0(SB)/4, $0x00000000
 DATA far_dup8_0<>+4(SB)/4, $0x00000000
@@ -8537,24 +8045,6 @@ DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
-
-DATA combine_dup16<>+0(SB)/4, $0x00000000
-DATA combine_dup16<>+4(SB)/4, $0x00000000
-DATA combine_dup16<>+8(SB)/4, $0x00000001
-DATA combine_dup16<>+12(SB)/4, $0x00000001
-DATA combine_dup16<>+16(SB)/4, $0x00000002
-DATA combine_dup16<>+20(SB)/4, $0x00000002
-DATA combine_dup16<>+24(SB)/4, $0x00000003
-DATA combine_dup16<>+28(SB)/4, $0x00000003
-DATA combine_dup16<>+32(SB)/4, $0x00000004
-DATA combine_dup16<>+36(SB)/4, $0x00000004
-DATA combine_dup16<>+40(SB)/4, $0x00000005
-DATA combine_dup16<>+44(SB)/4, $0x00000005
-DATA combine_dup16<>+48(SB)/4, $0x00000006
-DATA combine_dup16<>+52(SB)/4, $0x00000006
-DATA combine_dup16<>+56(SB)/4, $0x00000007
-DATA combine_dup16<>+60(SB)/4, $0x00000007
-GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA far_dup16_0<>+0(SB)/4, $0x00000000
 DATA far_dup16_0<>+4(SB)/4, $0x00000000

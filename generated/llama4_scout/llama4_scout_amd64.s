@@ -1116,587 +1116,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX2
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done51
-	VMOVUPS combine_dup8<>+0(SB), Y0
-
-combine_token52:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000400, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y1
-	VMOVUPD    512(R8), Y2
-	VMULPD     (CX), Y1, Y3
-	VMULPD     512(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     512(CX), Y1, Y1
-	VMULPD     (CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, (AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 512(AX)
-	VMOVUPD    32(R8), Y1
-	VMOVUPD    544(R8), Y2
-	VMULPD     32(CX), Y1, Y3
-	VMULPD     544(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     544(CX), Y1, Y1
-	VMULPD     32(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 32(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 544(AX)
-	VMOVUPD    64(R8), Y1
-	VMOVUPD    576(R8), Y2
-	VMULPD     64(CX), Y1, Y3
-	VMULPD     576(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     576(CX), Y1, Y1
-	VMULPD     64(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 64(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 576(AX)
-	VMOVUPD    96(R8), Y1
-	VMOVUPD    608(R8), Y2
-	VMULPD     96(CX), Y1, Y3
-	VMULPD     608(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     608(CX), Y1, Y1
-	VMULPD     96(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 96(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 608(AX)
-	VMOVUPD    128(R8), Y1
-	VMOVUPD    640(R8), Y2
-	VMULPD     128(CX), Y1, Y3
-	VMULPD     640(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     640(CX), Y1, Y1
-	VMULPD     128(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 128(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 640(AX)
-	VMOVUPD    160(R8), Y1
-	VMOVUPD    672(R8), Y2
-	VMULPD     160(CX), Y1, Y3
-	VMULPD     672(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     672(CX), Y1, Y1
-	VMULPD     160(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 160(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 672(AX)
-	VMOVUPD    192(R8), Y1
-	VMOVUPD    704(R8), Y2
-	VMULPD     192(CX), Y1, Y3
-	VMULPD     704(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     704(CX), Y1, Y1
-	VMULPD     192(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 192(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 704(AX)
-	VMOVUPD    224(R8), Y1
-	VMOVUPD    736(R8), Y2
-	VMULPD     224(CX), Y1, Y3
-	VMULPD     736(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     736(CX), Y1, Y1
-	VMULPD     224(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 224(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 736(AX)
-	VMOVUPD    256(R8), Y1
-	VMOVUPD    768(R8), Y2
-	VMULPD     256(CX), Y1, Y3
-	VMULPD     768(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     768(CX), Y1, Y1
-	VMULPD     256(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 256(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 768(AX)
-	VMOVUPD    288(R8), Y1
-	VMOVUPD    800(R8), Y2
-	VMULPD     288(CX), Y1, Y3
-	VMULPD     800(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     800(CX), Y1, Y1
-	VMULPD     288(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 288(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 800(AX)
-	VMOVUPD    320(R8), Y1
-	VMOVUPD    832(R8), Y2
-	VMULPD     320(CX), Y1, Y3
-	VMULPD     832(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     832(CX), Y1, Y1
-	VMULPD     320(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 320(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 832(AX)
-	VMOVUPD    352(R8), Y1
-	VMOVUPD    864(R8), Y2
-	VMULPD     352(CX), Y1, Y3
-	VMULPD     864(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     864(CX), Y1, Y1
-	VMULPD     352(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 352(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 864(AX)
-	VMOVUPD    384(R8), Y1
-	VMOVUPD    896(R8), Y2
-	VMULPD     384(CX), Y1, Y3
-	VMULPD     896(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     896(CX), Y1, Y1
-	VMULPD     384(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 384(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 896(AX)
-	VMOVUPD    416(R8), Y1
-	VMOVUPD    928(R8), Y2
-	VMULPD     416(CX), Y1, Y3
-	VMULPD     928(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     928(CX), Y1, Y1
-	VMULPD     416(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 416(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 928(AX)
-	VMOVUPD    448(R8), Y1
-	VMOVUPD    960(R8), Y2
-	VMULPD     448(CX), Y1, Y3
-	VMULPD     960(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     960(CX), Y1, Y1
-	VMULPD     448(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 448(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 960(AX)
-	VMOVUPD    480(R8), Y1
-	VMOVUPD    992(R8), Y2
-	VMULPD     480(CX), Y1, Y3
-	VMULPD     992(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     992(CX), Y1, Y1
-	VMULPD     480(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 480(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 992(AX)
-	ADDQ       $0x00000400, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token52
-
-combine_done51:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX, AVX2
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1705,11 +1124,11 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done53
+	JZ      far_done51
 	VMOVUPS far_dup8_0<>+0(SB), Y0
 	VMOVUPS far_dup8_1<>+0(SB), Y1
 
-far_token54:
+far_token52:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1999,9 +1418,9 @@ far_token54:
 	ADDQ    $0x00000400, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token54
+	JNZ     far_token52
 
-far_done53:
+far_done51:
 	VZEROUPPER
 	RET
 
@@ -2013,20 +1432,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done55
+	JZ    scale_done53
 	TESTQ BX, BX
-	JZ    scale_done55
+	JZ    scale_done53
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token56:
+scale_token54:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop58:
+loop56:
 	CMPQ    R8, $0x00000020
-	JB      loop_end59
+	JB      loop_end57
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	VMULPS  32(DI), Y0, Y1
@@ -2037,21 +1456,21 @@ loop58:
 	VMOVUPS Y1, 96(DI)
 	ADDQ    $0x00000080, DI
 	SUBQ    $0x00000020, R8
-	JMP     loop58
+	JMP     loop56
 
-loop_end59:
-loop60:
+loop_end57:
+loop58:
 	CMPQ    R8, $0x00000008
-	JB      loop_end61
+	JB      loop_end59
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	ADDQ    $0x00000020, DI
 	SUBQ    $0x00000008, R8
-	JMP     loop60
+	JMP     loop58
 
-loop_end61:
+loop_end59:
 	TESTQ      R8, R8
-	JZ         loop_done57
+	JZ         loop_done55
 	LEAQ       tailmask8<>+0(SB), R9
 	NEGQ       R8
 	VMOVDQU    32(R9)(R8*4), Y1
@@ -2059,13 +1478,13 @@ loop_end61:
 	VMULPS     Y2, Y0, Y2
 	VMASKMOVPS Y2, Y1, (DI)
 
-loop_done57:
+loop_done55:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token56
+	JNZ  scale_token54
 
-scale_done55:
+scale_done53:
 	VZEROUPPER
 	RET
 
@@ -2079,23 +1498,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups62
+	JNE   kv_groups60
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows63:
+s1_rows61:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done64
+	JL   s1_rows_done62
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys65:
+s1_keys63:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done66
+	JL           s1_keys_done64
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -2336,13 +1755,13 @@ s1_keys65:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys65
+	JMP          s1_keys63
 
-s1_keys_done66:
+s1_keys_done64:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done68
+	JZ    s1_key_tail_done66
 
-s1_key_tail67:
+s1_key_tail65:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2426,27 +1845,27 @@ s1_key_tail67:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail67
+	JNZ          s1_key_tail65
 
-s1_key_tail_done68:
+s1_key_tail_done66:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows63
+	JMP  s1_rows61
 
-s1_rows_done64:
+s1_rows_done62:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done70
+	JZ    s1_row_tail_done68
 
-s1_row_tail69:
+s1_row_tail67:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done72
+	JZ    s1_row_tail_key_done70
 
-s1_row_tail_key71:
+s1_row_tail_key69:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2490,40 +1909,40 @@ s1_row_tail_key71:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key71
+	JNZ          s1_row_tail_key69
 
-s1_row_tail_key_done72:
+s1_row_tail_key_done70:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail69
+	JNZ  s1_row_tail67
 
-s1_row_tail_done70:
+s1_row_tail_done68:
 	VZEROUPPER
 	RET
 
-kv_groups62:
+kv_groups60:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key73
+	JNZ   kv_by_key71
 
-kb_keys74:
+kb_keys72:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done75
+	JL    kb_keys_done73
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done77
+	JZ    kb_query_done75
 
-kb_query76:
+kb_query74:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done79
+	JZ    kb_group_done77
 
-kb_group78:
+kb_group76:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2562,7 +1981,7 @@ kb_group78:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows80:
+kb_rows78:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2804,42 +2223,42 @@ kb_rows80:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows80
+	JNZ          kb_rows78
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group78
+	JNZ          kb_group76
 
-kb_group_done79:
+kb_group_done77:
 	DECQ R11
-	JNZ  kb_query76
+	JNZ  kb_query74
 
-kb_query_done77:
+kb_query_done75:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys74
+	JMP  kb_keys72
 
-kb_keys_done75:
-kv_by_key73:
+kb_keys_done73:
+kv_by_key71:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done82
+	JZ     kv_key_done80
 
-kv_key81:
+kv_key79:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done84
+	JZ    kv_query_done82
 
-kv_query83:
+kv_query81:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done86
+	JZ    kv_group_done84
 
-kv_group85:
+kv_group83:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2860,9 +2279,9 @@ kv_group85:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done88
+	JZ         kv_head_done86
 
-kv_head87:
+kv_head85:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2896,24 +2315,24 @@ kv_head87:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head87
+	JNZ          kv_head85
 
-kv_head_done88:
+kv_head_done86:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group85
+	JNZ  kv_group83
 
-kv_group_done86:
+kv_group_done84:
 	DECQ R11
-	JNZ  kv_query83
+	JNZ  kv_query81
 
-kv_query_done84:
+kv_query_done82:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key81
+	JNZ  kv_key79
 
-kv_key_done82:
+kv_key_done80:
 	VZEROUPPER
 	RET
 
@@ -2927,7 +2346,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups89
+	JNE   kv_groups87
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2935,9 +2354,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done91
+	JZ    v1_row_done89
 
-v1_row90:
+v1_row88:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2967,12 +2386,12 @@ v1_row90:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done93
+	JZ           v1_key_done91
 
-v1_key92:
+v1_key90:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero94
+	JZ           v1_zero92
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2987,13 +2406,13 @@ v1_key92:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero94:
+v1_zero92:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key92
+	JNZ  v1_key90
 
-v1_key_done93:
+v1_key_done91:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -3019,25 +2438,25 @@ v1_key_done93:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done96
+	JZ           v1_key_done94
 
-v1_key95:
+v1_key93:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero97
+	JZ           v1_zero95
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero97:
+v1_zero95:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key95
+	JNZ  v1_key93
 
-v1_key_done96:
+v1_key_done94:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -3046,22 +2465,22 @@ v1_key_done96:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row90
+	JNZ     v1_row88
 
-v1_row_done91:
+v1_row_done89:
 	VZEROUPPER
 	RET
 
-kv_groups89:
+kv_groups87:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done99
+	JZ    kv_rescale_done97
 
-kv_rescale98:
+kv_rescale96:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3114,28 +2533,28 @@ kv_rescale98:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale98
+	JNZ          kv_rescale96
 
-kv_rescale_done99:
+kv_rescale_done97:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys100:
+vb_keys98:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done101
+	JL    vb_keys_done99
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done103
+	JZ    vb_query_done101
 
-vb_query102:
+vb_query100:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done105
+	JZ    vb_group_done103
 
-vb_group104:
+vb_group102:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3174,9 +2593,9 @@ vb_group104:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row106
+	JNZ        vb_by_row104
 
-vb_rows108:
+vb_rows106:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3191,96 +2610,96 @@ vb_rows108:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero107:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero108:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero109:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero110:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero111:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero112:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero113:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero114:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3303,96 +2722,96 @@ vh_zero116:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero115:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero116
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero116:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero117
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero117:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero118
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero118:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero119
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero119:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero120
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero120:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero121
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero121:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero122
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero122:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3415,96 +2834,96 @@ vh_zero124:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero123
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero123:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero124
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero124:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero125
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero125:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero126
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero126:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero127
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero127:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero128
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero128:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero129
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero129:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero130
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero130:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3527,96 +2946,96 @@ vh_zero132:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero131
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero131:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero132
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero132:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero133
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero133:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero134
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero134:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero135
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero135:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero136
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero136:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero137
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero137:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero138
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero138:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3629,15 +3048,15 @@ vh_zero140:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows108
-	JMP     vb_group_next107
+	JNZ     vb_rows106
+	JMP     vb_group_next105
 
-vb_by_row106:
+vb_by_row104:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done142
+	JZ    vb_head_done140
 
-vb_head141:
+vb_head139:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3652,7 +3071,7 @@ vb_head141:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero143
+	JZ           vb_zero141
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3667,10 +3086,10 @@ vb_head141:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero143:
+vb_zero141:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero144
+	JZ           vb_zero142
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3685,10 +3104,10 @@ vb_zero143:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero144:
+vb_zero142:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero145
+	JZ           vb_zero143
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3703,10 +3122,10 @@ vb_zero144:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero145:
+vb_zero143:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero146
+	JZ           vb_zero144
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3721,7 +3140,7 @@ vb_zero145:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero146:
+vb_zero144:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3740,44 +3159,44 @@ vb_zero146:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero147
+	JZ           vb_zero145
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero147:
+vb_zero145:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero148
+	JZ           vb_zero146
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero148:
+vb_zero146:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero149
+	JZ           vb_zero147
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero149:
+vb_zero147:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero150
+	JZ           vb_zero148
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero150:
+vb_zero148:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3785,44 +3204,44 @@ vb_zero150:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head141
+	JNZ     vb_head139
 
-vb_head_done142:
-vb_group_next107:
+vb_head_done140:
+vb_group_next105:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group104
+	JNZ  vb_group102
 
-vb_group_done105:
+vb_group_done103:
 	DECQ R11
-	JNZ  vb_query102
+	JNZ  vb_query100
 
-vb_query_done103:
+vb_query_done101:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys100
+	JMP  vb_keys98
 
-vb_keys_done101:
+vb_keys_done99:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done152
+	JZ     kv_key_done150
 
-kv_key151:
+kv_key149:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done154
+	JZ    kv_query_done152
 
-kv_query153:
+kv_query151:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done156
+	JZ    kv_group_done154
 
-kv_group155:
+kv_group153:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3843,12 +3262,12 @@ kv_group155:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done158
+	JZ         kv_head_done156
 
-kv_head157:
+kv_head155:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero159
+	JZ           kv_zero157
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3899,28 +3318,28 @@ kv_head157:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero159:
+kv_zero157:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head157
+	JNZ  kv_head155
 
-kv_head_done158:
+kv_head_done156:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group155
+	JNZ  kv_group153
 
-kv_group_done156:
+kv_group_done154:
 	DECQ R12
-	JNZ  kv_query153
+	JNZ  kv_query151
 
-kv_query_done154:
+kv_query_done152:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key151
+	JNZ  kv_key149
 
-kv_key_done152:
+kv_key_done150:
 	VZEROUPPER
 	RET
 
@@ -3933,9 +3352,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop161:
+loop159:
 	CMPQ    CX, $0x00000010
-	JB      loop_end162
+	JB      loop_end160
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3946,23 +3365,23 @@ loop161:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop161
+	JMP     loop159
 
-loop_end162:
-loop163:
+loop_end160:
+loop161:
 	CMPQ    CX, $0x00000008
-	JB      loop_end164
+	JB      loop_end162
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop163
+	JMP     loop161
 
-loop_end164:
+loop_end162:
 	TESTQ      CX, CX
-	JZ         loop_done160
+	JZ         loop_done158
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3972,7 +3391,7 @@ loop_end164:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done160:
+loop_done158:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3980,10 +3399,10 @@ loop_done160:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store165
+	JZ           max_store163
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store165:
+max_store163:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4003,9 +3422,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop167:
+loop165:
 	CMPQ         CX, $0x00000008
-	JB           loop_end168
+	JB           loop_end166
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4028,11 +3447,11 @@ loop167:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop167
+	JMP          loop165
 
-loop_end168:
+loop_end166:
 	TESTQ        CX, CX
-	JZ           loop_done166
+	JZ           loop_done164
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4058,7 +3477,7 @@ loop_end168:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done166:
+loop_done164:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4080,18 +3499,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done169
+	JZ     rope_done167
 	TESTL  R8, R8
-	JS     rope_inverse170
+	JS     rope_inverse168
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream171
+	JA     rope_stream169
 
-rope_token173:
+rope_token171:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -4113,14 +3532,14 @@ rope_token173:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done174
+	JZ      rope_heads_done172
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src175
+	JNE     rope_heads_from_src173
 
-rope_head176:
+rope_head174:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4163,13 +3582,13 @@ rope_head176:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head176
-	JMP            rope_heads_done174
+	JNZ            rope_head174
+	JMP            rope_heads_done172
 
-rope_heads_from_src175:
+rope_heads_from_src173:
 	MOVQ CX, R10
 
-rope_head177:
+rope_head175:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4213,17 +3632,17 @@ rope_head177:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head177
+	JNZ            rope_head175
 
-rope_heads_done174:
+rope_heads_done172:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done178
+	JZ    rope_heads_done176
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head179:
+rope_head177:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4266,9 +3685,9 @@ rope_head179:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head179
+	JNZ            rope_head177
 
-rope_heads_done178:
+rope_heads_done176:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4278,11 +3697,11 @@ rope_heads_done178:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token173
-	JMP  rope_tokens_done172
+	JNZ  rope_token171
+	JMP  rope_tokens_done170
 
-rope_stream171:
-rope_token180:
+rope_stream169:
+rope_token178:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -4304,16 +3723,16 @@ rope_token180:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done181
+	JZ      rope_heads_done179
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src182
+	JNE     rope_heads_from_src180
 
-rope_head183:
+rope_head181:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -4364,13 +3783,13 @@ rope_head183:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head183
-	JMP            rope_heads_done181
+	JNZ            rope_head181
+	JMP            rope_heads_done179
 
-rope_heads_from_src182:
+rope_heads_from_src180:
 	MOVQ CX, R10
 
-rope_head184:
+rope_head182:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4422,19 +3841,19 @@ rope_head184:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head184
+	JNZ            rope_head182
 
-rope_heads_done181:
+rope_heads_done179:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done185
+	JZ    rope_heads_done183
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head186:
+rope_head184:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -4485,9 +3904,9 @@ rope_head186:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head186
+	JNZ            rope_head184
 
-rope_heads_done185:
+rope_heads_done183:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4497,21 +3916,21 @@ rope_heads_done185:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token180
+	JNZ  rope_token178
 
-rope_tokens_done172:
-	JMP rope_done169
+rope_tokens_done170:
+	JMP rope_done167
 
-rope_inverse170:
+rope_inverse168:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream187
+	JA     rope_stream185
 
-rope_token189:
+rope_token187:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4533,12 +3952,12 @@ rope_token189:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done190
+	JZ      rope_heads_done188
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head191:
+rope_head189:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4581,19 +4000,19 @@ rope_head191:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head191
+	JNZ            rope_head189
 
-rope_heads_done190:
+rope_heads_done188:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token189
-	JMP  rope_tokens_done188
+	JNZ  rope_token187
+	JMP  rope_tokens_done186
 
-rope_stream187:
-rope_token192:
+rope_stream185:
+rope_token190:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4615,14 +4034,14 @@ rope_token192:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done193
+	JZ      rope_heads_done191
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head194:
+rope_head192:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -4673,327 +4092,18 @@ rope_head194:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head194
+	JNZ            rope_head192
 
-rope_heads_done193:
+rope_heads_done191:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token192
+	JNZ  rope_token190
 
-rope_tokens_done188:
-rope_done169:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done195
-	VMOVUPS combine_dup16<>+0(SB), Z0
-
-combine_token196:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000400, R8, R8
-	ADDQ      DX, R8
-	VMOVUPD   (R8), Z1
-	VMOVUPD   512(R8), Z2
-	VMULPD    (CX), Z1, Z3
-	VMULPD    512(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    512(CX), Z1, Z1
-	VMULPD    (CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, (AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 512(AX)
-	VMOVUPD   64(R8), Z1
-	VMOVUPD   576(R8), Z2
-	VMULPD    64(CX), Z1, Z3
-	VMULPD    576(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    576(CX), Z1, Z1
-	VMULPD    64(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 64(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 576(AX)
-	VMOVUPD   128(R8), Z1
-	VMOVUPD   640(R8), Z2
-	VMULPD    128(CX), Z1, Z3
-	VMULPD    640(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    640(CX), Z1, Z1
-	VMULPD    128(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 128(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 640(AX)
-	VMOVUPD   192(R8), Z1
-	VMOVUPD   704(R8), Z2
-	VMULPD    192(CX), Z1, Z3
-	VMULPD    704(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    704(CX), Z1, Z1
-	VMULPD    192(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 192(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 704(AX)
-	VMOVUPD   256(R8), Z1
-	VMOVUPD   768(R8), Z2
-	VMULPD    256(CX), Z1, Z3
-	VMULPD    768(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    768(CX), Z1, Z1
-	VMULPD    256(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 256(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 768(AX)
-	VMOVUPD   320(R8), Z1
-	VMOVUPD   832(R8), Z2
-	VMULPD    320(CX), Z1, Z3
-	VMULPD    832(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    832(CX), Z1, Z1
-	VMULPD    320(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 320(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 832(AX)
-	VMOVUPD   384(R8), Z1
-	VMOVUPD   896(R8), Z2
-	VMULPD    384(CX), Z1, Z3
-	VMULPD    896(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    896(CX), Z1, Z1
-	VMULPD    384(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 384(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 896(AX)
-	VMOVUPD   448(R8), Z1
-	VMOVUPD   960(R8), Z2
-	VMULPD    448(CX), Z1, Z3
-	VMULPD    960(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    960(CX), Z1, Z1
-	VMULPD    448(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 448(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 960(AX)
-	ADDQ      $0x00000400, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token196
-
-combine_done195:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done186:
+rope_done167:
 	VZEROUPPER
 	RET
 
@@ -5005,11 +4115,11 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done197
+	JZ      far_done193
 	VMOVUPS far_dup16_0<>+0(SB), Z0
 	VMOVUPS far_dup16_1<>+0(SB), Z1
 
-far_token198:
+far_token194:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -5163,9 +4273,9 @@ far_token198:
 	ADDQ    $0x00000400, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token198
+	JNZ     far_token194
 
-far_done197:
+far_done193:
 	VZEROUPPER
 	RET
 
@@ -5177,20 +4287,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done199
+	JZ    scale_done195
 	TESTQ BX, BX
-	JZ    scale_done199
+	JZ    scale_done195
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token200:
+scale_token196:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop202:
+loop198:
 	CMPQ    R8, $0x00000040
-	JB      loop_end203
+	JB      loop_end199
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -5201,34 +4311,34 @@ loop202:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop202
+	JMP     loop198
 
-loop_end203:
-loop204:
+loop_end199:
+loop200:
 	CMPQ    R8, $0x00000010
-	JB      loop_end205
+	JB      loop_end201
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop204
+	JMP     loop200
 
-loop_end205:
+loop_end201:
 	TESTQ     R8, R8
-	JZ        loop_done201
+	JZ        loop_done197
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done201:
+loop_done197:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token200
+	JNZ  scale_token196
 
-scale_done199:
+scale_done195:
 	VZEROUPPER
 	RET
 
@@ -5242,23 +4352,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups206
+	JNE   kv_groups202
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows207:
+s1_rows203:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done208
+	JL   s1_rows_done204
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys209:
+s1_keys205:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done210
+	JL            s1_keys_done206
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -5505,13 +4615,13 @@ s1_keys209:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys209
+	JMP           s1_keys205
 
-s1_keys_done210:
+s1_keys_done206:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done212
+	JZ    s1_key_tail_done208
 
-s1_key_tail211:
+s1_key_tail207:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5620,29 +4730,29 @@ s1_key_tail211:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail211
+	JNZ           s1_key_tail207
 
-s1_key_tail_done212:
+s1_key_tail_done208:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows207
+	JMP  s1_rows203
 
-s1_rows_done208:
+s1_rows_done204:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done214
+	JZ    s1_row_tail_done210
 
-s1_row_tail213:
+s1_row_tail209:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done216
+	JZ    s1_row_tail_key_done212
 
-s1_row_tail_key215:
+s1_row_tail_key211:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5672,40 +4782,40 @@ s1_row_tail_key215:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key215
+	JNZ           s1_row_tail_key211
 
-s1_row_tail_key_done216:
+s1_row_tail_key_done212:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail213
+	JNZ  s1_row_tail209
 
-s1_row_tail_done214:
+s1_row_tail_done210:
 	VZEROUPPER
 	RET
 
-kv_groups206:
+kv_groups202:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key217
+	JNZ   kv_by_key213
 
-kb_keys218:
+kb_keys214:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done219
+	JL    kb_keys_done215
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done221
+	JZ    kb_query_done217
 
-kb_query220:
+kb_query216:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done223
+	JZ    kb_group_done219
 
-kb_group222:
+kb_group218:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5744,7 +4854,7 @@ kb_group222:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows224:
+kb_rows220:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5994,42 +5104,42 @@ kb_rows224:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows224
+	JNZ           kb_rows220
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group222
+	JNZ           kb_group218
 
-kb_group_done223:
+kb_group_done219:
 	DECQ R11
-	JNZ  kb_query220
+	JNZ  kb_query216
 
-kb_query_done221:
+kb_query_done217:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys218
+	JMP  kb_keys214
 
-kb_keys_done219:
-kv_by_key217:
+kb_keys_done215:
+kv_by_key213:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done226
+	JZ     kv_key_done222
 
-kv_key225:
+kv_key221:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done228
+	JZ    kv_query_done224
 
-kv_query227:
+kv_query223:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done230
+	JZ    kv_group_done226
 
-kv_group229:
+kv_group225:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6048,9 +5158,9 @@ kv_group229:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done232
+	JZ         kv_head_done228
 
-kv_head231:
+kv_head227:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -6072,24 +5182,24 @@ kv_head231:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head231
+	JNZ           kv_head227
 
-kv_head_done232:
+kv_head_done228:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group229
+	JNZ  kv_group225
 
-kv_group_done230:
+kv_group_done226:
 	DECQ R11
-	JNZ  kv_query227
+	JNZ  kv_query223
 
-kv_query_done228:
+kv_query_done224:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key225
+	JNZ  kv_key221
 
-kv_key_done226:
+kv_key_done222:
 	VZEROUPPER
 	RET
 
@@ -6103,7 +5213,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups233
+	JNE   kv_groups229
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6111,9 +5221,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done235
+	JZ    v1_row_done231
 
-v1_row234:
+v1_row230:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6135,12 +5245,12 @@ v1_row234:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done237
+	JZ           v1_key_done233
 
-v1_key236:
+v1_key232:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero238
+	JZ           v1_zero234
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6151,13 +5261,13 @@ v1_key236:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero238:
+v1_zero234:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key236
+	JNZ  v1_key232
 
-v1_key_done237:
+v1_key_done233:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6170,22 +5280,22 @@ v1_key_done237:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row234
+	JNZ     v1_row230
 
-v1_row_done235:
+v1_row_done231:
 	VZEROUPPER
 	RET
 
-kv_groups233:
+kv_groups229:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done240
+	JZ    kv_rescale_done236
 
-kv_rescale239:
+kv_rescale235:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6214,28 +5324,28 @@ kv_rescale239:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale239
+	JNZ          kv_rescale235
 
-kv_rescale_done240:
+kv_rescale_done236:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys241:
+vb_keys237:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done242
+	JL    vb_keys_done238
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done244
+	JZ    vb_query_done240
 
-vb_query243:
+vb_query239:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done246
+	JZ    vb_group_done242
 
-vb_group245:
+vb_group241:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6274,9 +5384,9 @@ vb_group245:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row247
+	JNZ        vb_by_row243
 
-vb_rows249:
+vb_rows245:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6299,28 +5409,73 @@ vb_rows249:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero250
+	JZ           vh_zero246
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero250:
+vh_zero246:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero251
+	JZ           vh_zero247
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero251:
+vh_zero247:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero252
+	JZ           vh_zero248
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero248:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero249
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero249:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero250
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero250:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero251
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero251:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero252
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6328,44 +5483,44 @@ vh_zero251:
 
 vh_zero252:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero253
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero253:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero254
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero254:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero255
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero255:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero256
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6373,44 +5528,44 @@ vh_zero255:
 
 vh_zero256:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero257
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero257:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero258
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero258:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero259
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero259:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero260
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6418,61 +5573,16 @@ vh_zero259:
 
 vh_zero260:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero261
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero261:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero262
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero262:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero263
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero263:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero264
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero264:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero265
+	JZ           vh_zero261
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero265:
+vh_zero261:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -6511,28 +5621,73 @@ vh_zero265:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero266
+	JZ           vh_zero262
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero266:
+vh_zero262:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero267
+	JZ           vh_zero263
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero267:
+vh_zero263:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero268
+	JZ           vh_zero264
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero264:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero265
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero265:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero266
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero266:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero267
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero267:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero268
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6540,44 +5695,44 @@ vh_zero267:
 
 vh_zero268:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero269
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero269:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero270
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero270:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero271
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero271:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero272
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6585,44 +5740,44 @@ vh_zero271:
 
 vh_zero272:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero273
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero273:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero274
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero274:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero275
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero275:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero276
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6630,61 +5785,16 @@ vh_zero275:
 
 vh_zero276:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero277
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero277:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero278
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero278:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero279
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero279:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero280
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero280:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero281
+	JZ           vh_zero277
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero281:
+vh_zero277:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -6707,15 +5817,15 @@ vh_zero281:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows249
-	JMP     vb_group_next248
+	JNZ     vb_rows245
+	JMP     vb_group_next244
 
-vb_by_row247:
+vb_by_row243:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done283
+	JZ    vb_head_done279
 
-vb_head282:
+vb_head278:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6726,7 +5836,7 @@ vb_head282:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero284
+	JZ           vb_zero280
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -6737,10 +5847,10 @@ vb_head282:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero284:
+vb_zero280:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero285
+	JZ           vb_zero281
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -6751,10 +5861,10 @@ vb_zero284:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero285:
+vb_zero281:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero286
+	JZ           vb_zero282
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -6765,10 +5875,10 @@ vb_zero285:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero286:
+vb_zero282:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero287
+	JZ           vb_zero283
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -6779,7 +5889,7 @@ vb_zero286:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero287:
+vb_zero283:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6791,44 +5901,44 @@ vb_zero287:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head282
+	JNZ     vb_head278
 
-vb_head_done283:
-vb_group_next248:
+vb_head_done279:
+vb_group_next244:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group245
+	JNZ  vb_group241
 
-vb_group_done246:
+vb_group_done242:
 	DECQ R11
-	JNZ  vb_query243
+	JNZ  vb_query239
 
-vb_query_done244:
+vb_query_done240:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys241
+	JMP  vb_keys237
 
-vb_keys_done242:
+vb_keys_done238:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done289
+	JZ     kv_key_done285
 
-kv_key288:
+kv_key284:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done291
+	JZ    kv_query_done287
 
-kv_query290:
+kv_query286:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done293
+	JZ    kv_group_done289
 
-kv_group292:
+kv_group288:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6847,12 +5957,12 @@ kv_group292:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done295
+	JZ         kv_head_done291
 
-kv_head294:
+kv_head290:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero296
+	JZ           kv_zero292
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -6879,28 +5989,28 @@ kv_head294:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero296:
+kv_zero292:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head294
+	JNZ  kv_head290
 
-kv_head_done295:
+kv_head_done291:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group292
+	JNZ  kv_group288
 
-kv_group_done293:
+kv_group_done289:
 	DECQ R12
-	JNZ  kv_query290
+	JNZ  kv_query286
 
-kv_query_done291:
+kv_query_done287:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key288
+	JNZ  kv_key284
 
-kv_key_done289:
+kv_key_done285:
 	VZEROUPPER
 	RET
 
@@ -6913,9 +6023,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop298:
+loop294:
 	CMPQ    CX, $0x00000020
-	JB      loop_end299
+	JB      loop_end295
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6926,23 +6036,23 @@ loop298:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop298
+	JMP     loop294
 
-loop_end299:
-loop300:
+loop_end295:
+loop296:
 	CMPQ    CX, $0x00000010
-	JB      loop_end301
+	JB      loop_end297
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop300
+	JMP     loop296
 
-loop_end301:
+loop_end297:
 	TESTQ     CX, CX
-	JZ        loop_done297
+	JZ        loop_done293
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6950,7 +6060,7 @@ loop_end301:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done297:
+loop_done293:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6960,10 +6070,10 @@ loop_done297:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store302
+	JZ            max_store298
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store302:
+max_store298:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6990,9 +6100,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop304:
+loop300:
 	CMPQ         CX, $0x00000010
-	JB           loop_end305
+	JB           loop_end301
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -7014,11 +6124,11 @@ loop304:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop304
+	JMP          loop300
 
-loop_end305:
+loop_end301:
 	TESTQ        CX, CX
-	JZ           loop_done303
+	JZ           loop_done299
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -7042,7 +6152,7 @@ loop_end305:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done303:
+loop_done299:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -7054,16 +6164,6 @@ loop_done303:
 	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
-
-DATA combine_dup8<>+0(SB)/4, $0x00000000
-DATA combine_dup8<>+4(SB)/4, $0x00000000
-DATA combine_dup8<>+8(SB)/4, $0x00000001
-DATA combine_dup8<>+12(SB)/4, $0x00000001
-DATA combine_dup8<>+16(SB)/4, $0x00000002
-DATA combine_dup8<>+20(SB)/4, $0x00000002
-DATA combine_dup8<>+24(SB)/4, $0x00000003
-DATA combine_dup8<>+28(SB)/4, $0x00000003
-GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA far_dup8_0<>+0(SB)/4, $0x00000000
 DATA far_dup8_0<>+4(SB)/4, $0x00000000
@@ -7190,24 +6290,6 @@ DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
-
-DATA combine_dup16<>+0(SB)/4, $0x00000000
-DATA combine_dup16<>+4(SB)/4, $0x00000000
-DATA combine_dup16<>+8(SB)/4, $0x00000001
-DATA combine_dup16<>+12(SB)/4, $0x00000001
-DATA combine_dup16<>+16(SB)/4, $0x00000002
-DATA combine_dup16<>+20(SB)/4, $0x00000002
-DATA combine_dup16<>+24(SB)/4, $0x00000003
-DATA combine_dup16<>+28(SB)/4, $0x00000003
-DATA combine_dup16<>+32(SB)/4, $0x00000004
-DATA combine_dup16<>+36(SB)/4, $0x00000004
-DATA combine_dup16<>+40(SB)/4, $0x00000005
-DATA combine_dup16<>+44(SB)/4, $0x00000005
-DATA combine_dup16<>+48(SB)/4, $0x00000006
-DATA combine_dup16<>+52(SB)/4, $0x00000006
-DATA combine_dup16<>+56(SB)/4, $0x00000007
-DATA combine_dup16<>+60(SB)/4, $0x00000007
-GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA far_dup16_0<>+0(SB)/4, $0x00000000
 DATA far_dup16_0<>+4(SB)/4, $0x00000000

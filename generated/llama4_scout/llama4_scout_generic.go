@@ -15,15 +15,13 @@ func scaleRowsGeneric(x, scales []float32, rowLen int) {
 }
 
 var genericKernels = kernels{
-	combineRows: combineRowsGeneric,
-	expShift:    expShiftGeneric,
-	farRows:     farRowsGeneric,
-	hiRow:       hiRowGeneric,
-	maxRow:      maxRowGeneric,
-	rotate:      rotateGeneric,
-	scaleRows:   scaleRowsGeneric,
-	scoresKV:    scoresKVGeneric,
-	valuesKV:    valuesKVGeneric,
+	expShift:  expShiftGeneric,
+	farRows:   farRowsGeneric,
+	maxRow:    maxRowGeneric,
+	rotate:    rotateGeneric,
+	scaleRows: scaleRowsGeneric,
+	scoresKV:  scoresKVGeneric,
+	valuesKV:  valuesKVGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

@@ -710,426 +710,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done35
-
-combine_token36:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000300, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     384(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      384(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      384(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     416(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      416(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      416(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 192(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     448(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      448(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      448(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     480(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      480(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      480(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 224(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     640(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      640(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      640(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     672(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      672(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      672(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 320(AX)
-	VMOVUPD     320(R8), Y0
-	VMOVUPD     704(R8), Y1
-	VMULPD      320(CX), Y0, Y2
-	VMULPD      704(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      704(CX), Y0, Y0
-	VMULPD      320(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     352(R8), Y0
-	VMOVUPD     736(R8), Y1
-	VMULPD      352(CX), Y0, Y2
-	VMULPD      736(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      736(CX), Y0, Y0
-	VMULPD      352(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 160(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 352(AX)
-	ADDQ        $0x00000180, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 384(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 384(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 384(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 384(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 416(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 416(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 416(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 416(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 448(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 448(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 448(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 448(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 480(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 480(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 480(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 480(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 736(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1138,9 +718,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done37
+	JZ    far_done35
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1326,9 +906,9 @@ far_token38:
 	ADDQ    $0x00000180, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -1342,23 +922,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      384(SI), Y7
@@ -1543,13 +1123,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1617,27 +1197,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000300, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1673,40 +1253,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000180, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1737,7 +1317,7 @@ kb_group55:
 	PREFETCHT1 320(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      384(DI), Y7
@@ -1923,42 +1503,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000180, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1977,9 +1557,9 @@ kv_group62:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2005,24 +1585,24 @@ kv_head64:
 	ADDQ         $0x00000180, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000180, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -2036,7 +1616,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2044,9 +1624,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2076,12 +1656,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2096,13 +1676,13 @@ v1_key69:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -2119,22 +1699,22 @@ v1_key_done70:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done73
+	JZ    kv_rescale_done71
 
-kv_rescale72:
+kv_rescale70:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2175,28 +1755,28 @@ kv_rescale72:
 	ADDQ         $0x00000180, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale72
+	JNZ          kv_rescale70
 
-kv_rescale_done73:
+kv_rescale_done71:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys74:
+vb_keys72:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done75
+	JL    vb_keys_done73
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done77
+	JZ    vb_query_done75
 
-vb_query76:
+vb_query74:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done79
+	JZ    vb_group_done77
 
-vb_group78:
+vb_group76:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2227,9 +1807,9 @@ vb_group78:
 	PREFETCHT1 320(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row80
+	JNZ        vb_by_row78
 
-vb_rows82:
+vb_rows80:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2244,96 +1824,96 @@ vb_rows82:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero81
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero81:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero82:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero83:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero84:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero85:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero86:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2356,96 +1936,96 @@ vh_zero90:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2468,96 +2048,96 @@ vh_zero98:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero97:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero98:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero99:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero100:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero101:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero102:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero103:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero104:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 320(DI)
@@ -2570,15 +2150,15 @@ vh_zero106:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows82
-	JMP     vb_group_next81
+	JNZ     vb_rows80
+	JMP     vb_group_next79
 
-vb_by_row80:
+vb_by_row78:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done108
+	JZ    vb_head_done106
 
-vb_head107:
+vb_head105:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2593,7 +2173,7 @@ vb_head107:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero109
+	JZ           vb_zero107
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2608,10 +2188,10 @@ vb_head107:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero109:
+vb_zero107:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero110
+	JZ           vb_zero108
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -2626,10 +2206,10 @@ vb_zero109:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero110:
+vb_zero108:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero111
+	JZ           vb_zero109
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -2644,10 +2224,10 @@ vb_zero110:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero111:
+vb_zero109:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero112
+	JZ           vb_zero110
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -2662,7 +2242,7 @@ vb_zero111:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero112:
+vb_zero110:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2678,44 +2258,44 @@ vb_zero112:
 	ADDQ    $0x00000180, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head107
+	JNZ     vb_head105
 
-vb_head_done108:
-vb_group_next81:
+vb_head_done106:
+vb_group_next79:
 	ADDQ $0x00000180, R9
 	DECQ R12
-	JNZ  vb_group78
+	JNZ  vb_group76
 
-vb_group_done79:
+vb_group_done77:
 	DECQ R11
-	JNZ  vb_query76
+	JNZ  vb_query74
 
-vb_query_done77:
+vb_query_done75:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys74
+	JMP  vb_keys72
 
-vb_keys_done75:
+vb_keys_done73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done114
+	JZ     kv_key_done112
 
-kv_key113:
+kv_key111:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done116
+	JZ    kv_query_done114
 
-kv_query115:
+kv_query113:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done118
+	JZ    kv_group_done116
 
-kv_group117:
+kv_group115:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2734,12 +2314,12 @@ kv_group117:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done120
+	JZ         kv_head_done118
 
-kv_head119:
+kv_head117:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero121
+	JZ           kv_zero119
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2778,28 +2358,28 @@ kv_head119:
 	VFMADD231PS  352(R9), Y10, Y11
 	VMOVUPS      Y11, 352(SI)
 
-kv_zero121:
+kv_zero119:
 	ADDQ $0x00000180, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head119
+	JNZ  kv_head117
 
-kv_head_done120:
+kv_head_done118:
 	ADDQ $0x00000180, R9
 	DECQ R13
-	JNZ  kv_group117
+	JNZ  kv_group115
 
-kv_group_done118:
+kv_group_done116:
 	DECQ R12
-	JNZ  kv_query115
+	JNZ  kv_query113
 
-kv_query_done116:
+kv_query_done114:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key113
+	JNZ  kv_key111
 
-kv_key_done114:
+kv_key_done112:
 	VZEROUPPER
 	RET
 
@@ -2812,9 +2392,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop123:
+loop121:
 	CMPQ    CX, $0x00000010
-	JB      loop_end124
+	JB      loop_end122
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2825,23 +2405,23 @@ loop123:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop123
+	JMP     loop121
 
-loop_end124:
-loop125:
+loop_end122:
+loop123:
 	CMPQ    CX, $0x00000008
-	JB      loop_end126
+	JB      loop_end124
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop125
+	JMP     loop123
 
-loop_end126:
+loop_end124:
 	TESTQ      CX, CX
-	JZ         loop_done122
+	JZ         loop_done120
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2851,7 +2431,7 @@ loop_end126:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done122:
+loop_done120:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2859,10 +2439,10 @@ loop_done122:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store127
+	JZ           max_store125
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store127:
+max_store125:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2882,9 +2462,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop129:
+loop127:
 	CMPQ         CX, $0x00000008
-	JB           loop_end130
+	JB           loop_end128
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2907,11 +2487,11 @@ loop129:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop129
+	JMP          loop127
 
-loop_end130:
+loop_end128:
 	TESTQ        CX, CX
-	JZ           loop_done128
+	JZ           loop_done126
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2937,7 +2517,7 @@ loop_end130:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done128:
+loop_done126:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2959,18 +2539,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done131
+	JZ     rope_done129
 	TESTL  R8, R8
-	JS     rope_inverse132
+	JS     rope_inverse130
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000180, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream133
+	JA     rope_stream131
 
-rope_token135:
+rope_token133:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -2982,14 +2562,14 @@ rope_token135:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done136
+	JZ      rope_heads_done134
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src137
+	JNE     rope_heads_from_src135
 
-rope_head138:
+rope_head136:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     192(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -3016,13 +2596,13 @@ rope_head138:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head138
-	JMP         rope_heads_done136
+	JNZ         rope_head136
+	JMP         rope_heads_done134
 
-rope_heads_from_src137:
+rope_heads_from_src135:
 	MOVQ CX, R10
 
-rope_head139:
+rope_head137:
 	VMOVUPS     (R10), Z6
 	VMOVUPS     192(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -3050,17 +2630,17 @@ rope_head139:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head139
+	JNZ         rope_head137
 
-rope_heads_done136:
+rope_heads_done134:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done140
+	JZ    rope_heads_done138
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head141:
+rope_head139:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     192(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -3087,9 +2667,9 @@ rope_head141:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head141
+	JNZ         rope_head139
 
-rope_heads_done140:
+rope_heads_done138:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3099,11 +2679,11 @@ rope_heads_done140:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token135
-	JMP  rope_tokens_done134
+	JNZ  rope_token133
+	JMP  rope_tokens_done132
 
-rope_stream133:
-rope_token142:
+rope_stream131:
+rope_token140:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -3115,16 +2695,16 @@ rope_token142:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done143
+	JZ      rope_heads_done141
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src144
+	JNE     rope_heads_from_src142
 
-rope_head145:
+rope_head143:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -3157,13 +2737,13 @@ rope_head145:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head145
-	JMP         rope_heads_done143
+	JNZ         rope_head143
+	JMP         rope_heads_done141
 
-rope_heads_from_src144:
+rope_heads_from_src142:
 	MOVQ CX, R10
 
-rope_head146:
+rope_head144:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -3197,19 +2777,19 @@ rope_head146:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head146
+	JNZ         rope_head144
 
-rope_heads_done143:
+rope_heads_done141:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done147
+	JZ    rope_heads_done145
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head148:
+rope_head146:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -3242,9 +2822,9 @@ rope_head148:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head148
+	JNZ         rope_head146
 
-rope_heads_done147:
+rope_heads_done145:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3254,21 +2834,21 @@ rope_heads_done147:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token142
+	JNZ  rope_token140
 
-rope_tokens_done134:
-	JMP rope_done131
+rope_tokens_done132:
+	JMP rope_done129
 
-rope_inverse132:
+rope_inverse130:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000180, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream149
+	JA     rope_stream147
 
-rope_token151:
+rope_token149:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
 	ADDQ    BX, CX
@@ -3280,12 +2860,12 @@ rope_token151:
 	VMOVUPS 320(CX), Z5
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done152
+	JZ      rope_heads_done150
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head153:
+rope_head151:
 	VMOVUPS     (DX), Z6
 	VMOVUPS     192(DX), Z7
 	VMULPS      Z1, Z7, Z8
@@ -3312,19 +2892,19 @@ rope_head153:
 	VMOVUPS     Z9, 320(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head153
+	JNZ         rope_head151
 
-rope_heads_done152:
+rope_heads_done150:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token151
-	JMP  rope_tokens_done150
+	JNZ  rope_token149
+	JMP  rope_tokens_done148
 
-rope_stream149:
-rope_token154:
+rope_stream147:
+rope_token152:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
 	ADDQ    BX, CX
@@ -3336,14 +2916,14 @@ rope_token154:
 	VMOVUPS 320(CX), Z5
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done155
+	JZ      rope_heads_done153
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head156:
+rope_head154:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3376,246 +2956,18 @@ rope_head156:
 	VMOVUPS     Z9, 320(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head156
+	JNZ         rope_head154
 
-rope_heads_done155:
+rope_heads_done153:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token154
+	JNZ  rope_token152
 
-rope_tokens_done150:
-rope_done131:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done157
-
-combine_token158:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000300, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      384(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       384(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       384(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      448(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       448(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       448(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 192(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 256(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      640(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       640(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       640(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      320(R8), Z0
-	VMOVUPD      704(R8), Z1
-	VMULPD       320(CX), Z0, Z2
-	VMULPD       704(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       704(CX), Z0, Z0
-	VMULPD       320(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 128(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 320(AX)
-	ADDQ         $0x00000180, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token158
-
-combine_done157:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 384(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 384(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 384(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 384(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 448(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 448(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 448(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 448(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 704(AX)
+rope_tokens_done148:
+rope_done129:
 	VZEROUPPER
 	RET
 
@@ -3627,9 +2979,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done159
+	JZ    far_done155
 
-far_token160:
+far_token156:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -3731,9 +3083,9 @@ far_token160:
 	ADDQ    $0x00000180, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token160
+	JNZ     far_token156
 
-far_done159:
+far_done155:
 	VZEROUPPER
 	RET
 
@@ -3747,23 +3099,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups161
+	JNE   kv_groups157
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows162:
+s1_rows158:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done163
+	JL   s1_rows_done159
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys164:
+s1_keys160:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done165
+	JL            s1_keys_done161
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       384(SI), Z7
@@ -3962,13 +3314,13 @@ s1_keys164:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys164
+	JMP           s1_keys160
 
-s1_keys_done165:
+s1_keys_done161:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done167
+	JZ    s1_key_tail_done163
 
-s1_key_tail166:
+s1_key_tail162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4061,29 +3413,29 @@ s1_key_tail166:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail166
+	JNZ           s1_key_tail162
 
-s1_key_tail_done167:
+s1_key_tail_done163:
 	ADDQ $0x00000600, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows162
+	JMP  s1_rows158
 
-s1_rows_done163:
+s1_rows_done159:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done169
+	JZ    s1_row_tail_done165
 
-s1_row_tail168:
+s1_row_tail164:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done171
+	JZ    s1_row_tail_key_done167
 
-s1_row_tail_key170:
+s1_row_tail_key166:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4109,40 +3461,40 @@ s1_row_tail_key170:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key170
+	JNZ           s1_row_tail_key166
 
-s1_row_tail_key_done171:
+s1_row_tail_key_done167:
 	ADDQ $0x00000180, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail168
+	JNZ  s1_row_tail164
 
-s1_row_tail_done169:
+s1_row_tail_done165:
 	VZEROUPPER
 	RET
 
-kv_groups161:
+kv_groups157:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key172
+	JNZ   kv_by_key168
 
-kb_keys173:
+kb_keys169:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done174
+	JL    kb_keys_done170
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done176
+	JZ    kb_query_done172
 
-kb_query175:
+kb_query171:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done178
+	JZ    kb_group_done174
 
-kb_group177:
+kb_group173:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4173,7 +3525,7 @@ kb_group177:
 	PREFETCHT1 320(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows179:
+kb_rows175:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       384(DI), Z7
@@ -4375,42 +3727,42 @@ kb_rows179:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows179
+	JNZ           kb_rows175
 	ADDQ          $0x00000180, R9
 	DECQ          R12
-	JNZ           kb_group177
+	JNZ           kb_group173
 
-kb_group_done178:
+kb_group_done174:
 	DECQ R11
-	JNZ  kb_query175
+	JNZ  kb_query171
 
-kb_query_done176:
+kb_query_done172:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys173
+	JMP  kb_keys169
 
-kb_keys_done174:
-kv_by_key172:
+kb_keys_done170:
+kv_by_key168:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done181
+	JZ     kv_key_done177
 
-kv_key180:
+kv_key176:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done183
+	JZ    kv_query_done179
 
-kv_query182:
+kv_query178:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done185
+	JZ    kv_group_done181
 
-kv_group184:
+kv_group180:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4425,9 +3777,9 @@ kv_group184:
 	VMOVUPS    320(R9), Z5
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done187
+	JZ         kv_head_done183
 
-kv_head186:
+kv_head182:
 	VMULPS        (SI), Z0, Z6
 	VMULPS        64(SI), Z1, Z7
 	VFMADD231PS   128(SI), Z2, Z6
@@ -4447,24 +3799,24 @@ kv_head186:
 	ADDQ          $0x00000180, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head186
+	JNZ           kv_head182
 
-kv_head_done187:
+kv_head_done183:
 	ADDQ $0x00000180, R9
 	DECQ R12
-	JNZ  kv_group184
+	JNZ  kv_group180
 
-kv_group_done185:
+kv_group_done181:
 	DECQ R11
-	JNZ  kv_query182
+	JNZ  kv_query178
 
-kv_query_done183:
+kv_query_done179:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key180
+	JNZ  kv_key176
 
-kv_key_done181:
+kv_key_done177:
 	VZEROUPPER
 	RET
 
@@ -4478,7 +3830,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups188
+	JNE   kv_groups184
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4486,9 +3838,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done190
+	JZ    v1_row_done186
 
-v1_row189:
+v1_row185:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4506,12 +3858,12 @@ v1_row189:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done192
+	JZ           v1_key_done188
 
-v1_key191:
+v1_key187:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero193
+	JZ           v1_zero189
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -4520,13 +3872,13 @@ v1_key191:
 	VFMADD231PS  256(R9), Z0, Z5
 	VFMADD231PS  320(R9), Z0, Z6
 
-v1_zero193:
+v1_zero189:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key191
+	JNZ  v1_key187
 
-v1_key_done192:
+v1_key_done188:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -4537,22 +3889,22 @@ v1_key_done192:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row189
+	JNZ     v1_row185
 
-v1_row_done190:
+v1_row_done186:
 	VZEROUPPER
 	RET
 
-kv_groups188:
+kv_groups184:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done195
+	JZ    kv_rescale_done191
 
-kv_rescale194:
+kv_rescale190:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4575,28 +3927,28 @@ kv_rescale194:
 	ADDQ         $0x00000180, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale194
+	JNZ          kv_rescale190
 
-kv_rescale_done195:
+kv_rescale_done191:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys196:
+vb_keys192:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done197
+	JL    vb_keys_done193
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done199
+	JZ    vb_query_done195
 
-vb_query198:
+vb_query194:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done201
+	JZ    vb_group_done197
 
-vb_group200:
+vb_group196:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4627,9 +3979,9 @@ vb_group200:
 	PREFETCHT1 320(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row202
+	JNZ        vb_by_row198
 
-vb_rows204:
+vb_rows200:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4652,28 +4004,73 @@ vb_rows204:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero201
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero205:
+vh_zero201:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero202
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero206:
+vh_zero202:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero203
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero203:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero204:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero205
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero205:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero206:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4681,44 +4078,44 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero208
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero208:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero209
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero209:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero210
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero210:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero211
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4726,44 +4123,44 @@ vh_zero210:
 
 vh_zero211:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero212
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero212:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero213
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero213:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero214
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero214:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero215
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4771,61 +4168,16 @@ vh_zero214:
 
 vh_zero215:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero216
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero216:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero217
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero217:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero218
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero218:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero219
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero219:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero216
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero220:
+vh_zero216:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -4854,142 +4206,142 @@ vh_zero220:
 	VMOVUPS      320(R9), Z9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero217
 	VBROADCASTSS (R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
-vh_zero221:
+vh_zero217:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero218
 	VBROADCASTSS (R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
-vh_zero222:
+vh_zero218:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero219
 	VBROADCASTSS (R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero219:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS (R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero220:
+	VMOVUPS      256(R9)(DX*1), Z8
+	VMOVUPS      320(R9)(DX*1), Z9
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 4(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero221:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS 4(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero222:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero223
+	VBROADCASTSS 4(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero223:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero224
-	VBROADCASTSS (R8)(R15*1), Z10
+	VBROADCASTSS 4(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero224:
-	VMOVUPS      256(R9)(DX*1), Z8
-	VMOVUPS      320(R9)(DX*1), Z9
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z8
+	VMOVUPS      320(R9)(DX*2), Z9
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero225
-	VBROADCASTSS 4(R8), Z10
+	VBROADCASTSS 8(R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
 vh_zero225:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero226
-	VBROADCASTSS 4(R8)(BX*1), Z10
+	VBROADCASTSS 8(R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
 vh_zero226:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero227
-	VBROADCASTSS 4(R8)(BX*2), Z10
+	VBROADCASTSS 8(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero227:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero228
-	VBROADCASTSS 4(R8)(R15*1), Z10
+	VBROADCASTSS 8(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero228:
-	VMOVUPS      256(R9)(DX*2), Z8
-	VMOVUPS      320(R9)(DX*2), Z9
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z8
+	VMOVUPS      320(R9)(R10*1), Z9
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero229
-	VBROADCASTSS 8(R8), Z10
+	VBROADCASTSS 12(R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
 vh_zero229:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero230
-	VBROADCASTSS 8(R8)(BX*1), Z10
+	VBROADCASTSS 12(R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
 vh_zero230:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero231
-	VBROADCASTSS 8(R8)(BX*2), Z10
+	VBROADCASTSS 12(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero231:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero232
-	VBROADCASTSS 8(R8)(R15*1), Z10
-	VFMADD231PS  Z8, Z10, Z6
-	VFMADD231PS  Z9, Z10, Z7
-
-vh_zero232:
-	VMOVUPS      256(R9)(R10*1), Z8
-	VMOVUPS      320(R9)(R10*1), Z9
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero233
-	VBROADCASTSS 12(R8), Z10
-	VFMADD231PS  Z8, Z10, Z0
-	VFMADD231PS  Z9, Z10, Z1
-
-vh_zero233:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero234
-	VBROADCASTSS 12(R8)(BX*1), Z10
-	VFMADD231PS  Z8, Z10, Z2
-	VFMADD231PS  Z9, Z10, Z3
-
-vh_zero234:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero235
-	VBROADCASTSS 12(R8)(BX*2), Z10
-	VFMADD231PS  Z8, Z10, Z4
-	VFMADD231PS  Z9, Z10, Z5
-
-vh_zero235:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero236
+	JZ           vh_zero232
 	VBROADCASTSS 12(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
-vh_zero236:
+vh_zero232:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 640(DI)
@@ -5004,15 +4356,15 @@ vh_zero236:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows204
-	JMP     vb_group_next203
+	JNZ     vb_rows200
+	JMP     vb_group_next199
 
-vb_by_row202:
+vb_by_row198:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done238
+	JZ    vb_head_done234
 
-vb_head237:
+vb_head233:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5021,7 +4373,7 @@ vb_head237:
 	VMOVUPS      320(DI), Z5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero239
+	JZ           vb_zero235
 	VBROADCASTSS (R8), Z6
 	VFMADD231PS  (R9), Z6, Z0
 	VFMADD231PS  64(R9), Z6, Z1
@@ -5030,10 +4382,10 @@ vb_head237:
 	VFMADD231PS  256(R9), Z6, Z4
 	VFMADD231PS  320(R9), Z6, Z5
 
-vb_zero239:
+vb_zero235:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero240
+	JZ           vb_zero236
 	VBROADCASTSS 4(R8), Z6
 	VFMADD231PS  (R9)(DX*1), Z6, Z0
 	VFMADD231PS  64(R9)(DX*1), Z6, Z1
@@ -5042,10 +4394,10 @@ vb_zero239:
 	VFMADD231PS  256(R9)(DX*1), Z6, Z4
 	VFMADD231PS  320(R9)(DX*1), Z6, Z5
 
-vb_zero240:
+vb_zero236:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero241
+	JZ           vb_zero237
 	VBROADCASTSS 8(R8), Z6
 	VFMADD231PS  (R9)(DX*2), Z6, Z0
 	VFMADD231PS  64(R9)(DX*2), Z6, Z1
@@ -5054,10 +4406,10 @@ vb_zero240:
 	VFMADD231PS  256(R9)(DX*2), Z6, Z4
 	VFMADD231PS  320(R9)(DX*2), Z6, Z5
 
-vb_zero241:
+vb_zero237:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero242
+	JZ           vb_zero238
 	VBROADCASTSS 12(R8), Z6
 	VFMADD231PS  (R9)(R10*1), Z6, Z0
 	VFMADD231PS  64(R9)(R10*1), Z6, Z1
@@ -5066,7 +4418,7 @@ vb_zero241:
 	VFMADD231PS  256(R9)(R10*1), Z6, Z4
 	VFMADD231PS  320(R9)(R10*1), Z6, Z5
 
-vb_zero242:
+vb_zero238:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -5076,44 +4428,44 @@ vb_zero242:
 	ADDQ    $0x00000180, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head237
+	JNZ     vb_head233
 
-vb_head_done238:
-vb_group_next203:
+vb_head_done234:
+vb_group_next199:
 	ADDQ $0x00000180, R9
 	DECQ R12
-	JNZ  vb_group200
+	JNZ  vb_group196
 
-vb_group_done201:
+vb_group_done197:
 	DECQ R11
-	JNZ  vb_query198
+	JNZ  vb_query194
 
-vb_query_done199:
+vb_query_done195:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys196
+	JMP  vb_keys192
 
-vb_keys_done197:
+vb_keys_done193:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done244
+	JZ     kv_key_done240
 
-kv_key243:
+kv_key239:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done246
+	JZ    kv_query_done242
 
-kv_query245:
+kv_query241:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done248
+	JZ    kv_group_done244
 
-kv_group247:
+kv_group243:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5128,12 +4480,12 @@ kv_group247:
 	VMOVUPS    320(R9), Z5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done250
+	JZ         kv_head_done246
 
-kv_head249:
+kv_head245:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero251
+	JZ           kv_zero247
 	VBROADCASTSS (R8), Z6
 	VMOVUPS      (SI), Z7
 	VFMADD231PS  Z0, Z6, Z7
@@ -5154,28 +4506,28 @@ kv_head249:
 	VFMADD231PS  Z5, Z6, Z7
 	VMOVUPS      Z7, 320(SI)
 
-kv_zero251:
+kv_zero247:
 	ADDQ $0x00000180, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head249
+	JNZ  kv_head245
 
-kv_head_done250:
+kv_head_done246:
 	ADDQ $0x00000180, R9
 	DECQ R13
-	JNZ  kv_group247
+	JNZ  kv_group243
 
-kv_group_done248:
+kv_group_done244:
 	DECQ R12
-	JNZ  kv_query245
+	JNZ  kv_query241
 
-kv_query_done246:
+kv_query_done242:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key243
+	JNZ  kv_key239
 
-kv_key_done244:
+kv_key_done240:
 	VZEROUPPER
 	RET
 
@@ -5188,9 +4540,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop253:
+loop249:
 	CMPQ    CX, $0x00000020
-	JB      loop_end254
+	JB      loop_end250
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5201,23 +4553,23 @@ loop253:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop253
+	JMP     loop249
 
-loop_end254:
-loop255:
+loop_end250:
+loop251:
 	CMPQ    CX, $0x00000010
-	JB      loop_end256
+	JB      loop_end252
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop255
+	JMP     loop251
 
-loop_end256:
+loop_end252:
 	TESTQ     CX, CX
-	JZ        loop_done252
+	JZ        loop_done248
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5225,7 +4577,7 @@ loop_end256:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done252:
+loop_done248:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5235,10 +4587,10 @@ loop_done252:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store257
+	JZ            max_store253
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store257:
+max_store253:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5265,9 +4617,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop259:
+loop255:
 	CMPQ         CX, $0x00000010
-	JB           loop_end260
+	JB           loop_end256
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5289,11 +4641,11 @@ loop259:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop259
+	JMP          loop255
 
-loop_end260:
+loop_end256:
 	TESTQ        CX, CX
-	JZ           loop_done258
+	JZ           loop_done254
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -5317,7 +4669,7 @@ loop_end260:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done258:
+loop_done254:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -655,298 +655,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done27
-
-combine_token28:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000200, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     256(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      256(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      256(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     288(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      288(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      288(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 128(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     320(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      320(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      320(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     352(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      352(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      352(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 160(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     384(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      384(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      384(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     416(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      416(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      416(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 192(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     448(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      448(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      448(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     480(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      480(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      480(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 224(AX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token28
-
-combine_done27:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 256(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 256(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 256(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 256(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 288(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 288(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 288(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 288(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 320(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 320(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 320(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 320(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 352(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 352(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 352(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 352(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 384(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 384(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 384(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 384(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 416(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 416(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 416(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 416(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 448(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 448(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 448(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 448(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 480(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 480(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 480(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 480(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -955,9 +663,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done29
+	JZ    far_done27
 
-far_token30:
+far_token28:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1087,9 +795,9 @@ far_token30:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token30
+	JNZ     far_token28
 
-far_done29:
+far_done27:
 	VZEROUPPER
 	RET
 
@@ -1103,23 +811,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups31
+	JNE   kv_groups29
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows32:
+s1_rows30:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done33
+	JL   s1_rows_done31
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys34:
+s1_keys32:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done35
+	JL           s1_keys_done33
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      1024(SI), Y7
@@ -1584,13 +1292,13 @@ s1_keys34:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys34
+	JMP          s1_keys32
 
-s1_keys_done35:
+s1_keys_done33:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done37
+	JZ    s1_key_tail_done35
 
-s1_key_tail36:
+s1_key_tail34:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1738,27 +1446,27 @@ s1_key_tail36:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail36
+	JNZ          s1_key_tail34
 
-s1_key_tail_done37:
+s1_key_tail_done35:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows32
+	JMP  s1_rows30
 
-s1_rows_done33:
+s1_rows_done31:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done39
+	JZ    s1_row_tail_done37
 
-s1_row_tail38:
+s1_row_tail36:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done41
+	JZ    s1_row_tail_key_done39
 
-s1_row_tail_key40:
+s1_row_tail_key38:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1834,40 +1542,40 @@ s1_row_tail_key40:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key40
+	JNZ          s1_row_tail_key38
 
-s1_row_tail_key_done41:
+s1_row_tail_key_done39:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail38
+	JNZ  s1_row_tail36
 
-s1_row_tail_done39:
+s1_row_tail_done37:
 	VZEROUPPER
 	RET
 
-kv_groups31:
+kv_groups29:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key42
+	JNZ   kv_by_key40
 
-kb_keys43:
+kb_keys41:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done44
+	JL    kb_keys_done42
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done46
+	JZ    kb_query_done44
 
-kb_query45:
+kb_query43:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done48
+	JZ    kb_group_done46
 
-kb_group47:
+kb_group45:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1938,7 +1646,7 @@ kb_group47:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows49:
+kb_rows47:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      1024(DI), Y7
@@ -2404,42 +2112,42 @@ kb_rows49:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows49
+	JNZ          kb_rows47
 	ADDQ         $0x00000400, R9
 	DECQ         R12
-	JNZ          kb_group47
+	JNZ          kb_group45
 
-kb_group_done48:
+kb_group_done46:
 	DECQ R11
-	JNZ  kb_query45
+	JNZ  kb_query43
 
-kb_query_done46:
+kb_query_done44:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys43
+	JMP  kb_keys41
 
-kb_keys_done44:
-kv_by_key42:
+kb_keys_done42:
+kv_by_key40:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done51
+	JZ     kv_key_done49
 
-kv_key50:
+kv_key48:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done53
+	JZ    kv_query_done51
 
-kv_query52:
+kv_query50:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done55
+	JZ    kv_group_done53
 
-kv_group54:
+kv_group52:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2468,9 +2176,9 @@ kv_group54:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done57
+	JZ         kv_head_done55
 
-kv_head56:
+kv_head54:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2536,24 +2244,24 @@ kv_head56:
 	ADDQ         $0x00000400, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head56
+	JNZ          kv_head54
 
-kv_head_done57:
+kv_head_done55:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group54
+	JNZ  kv_group52
 
-kv_group_done55:
+kv_group_done53:
 	DECQ R11
-	JNZ  kv_query52
+	JNZ  kv_query50
 
-kv_query_done53:
+kv_query_done51:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key50
+	JNZ  kv_key48
 
-kv_key_done51:
+kv_key_done49:
 	VZEROUPPER
 	RET
 
@@ -2567,7 +2275,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups58
+	JNE   kv_groups56
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2575,9 +2283,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done60
+	JZ    v1_row_done58
 
-v1_row59:
+v1_row57:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2607,12 +2315,12 @@ v1_row59:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done62
+	JZ           v1_key_done60
 
-v1_key61:
+v1_key59:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero63
+	JZ           v1_zero61
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2627,13 +2335,13 @@ v1_key61:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero63:
+v1_zero61:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key61
+	JNZ  v1_key59
 
-v1_key_done62:
+v1_key_done60:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2675,12 +2383,12 @@ v1_key_done62:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done65
+	JZ           v1_key_done63
 
-v1_key64:
+v1_key62:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero66
+	JZ           v1_zero64
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
@@ -2695,13 +2403,13 @@ v1_key64:
 	VFMADD231PS  704(R9), Y0, Y11
 	VFMADD231PS  736(R9), Y0, Y12
 
-v1_zero66:
+v1_zero64:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key64
+	JNZ  v1_key62
 
-v1_key_done65:
+v1_key_done63:
 	VMOVUPS      Y1, 384(CX)
 	VMOVUPS      Y2, 416(CX)
 	VMOVUPS      Y3, 448(CX)
@@ -2735,12 +2443,12 @@ v1_key_done65:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done68
+	JZ           v1_key_done66
 
-v1_key67:
+v1_key65:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero69
+	JZ           v1_zero67
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  768(R9), Y0, Y1
 	VFMADD231PS  800(R9), Y0, Y2
@@ -2751,13 +2459,13 @@ v1_key67:
 	VFMADD231PS  960(R9), Y0, Y7
 	VFMADD231PS  992(R9), Y0, Y8
 
-v1_zero69:
+v1_zero67:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key67
+	JNZ  v1_key65
 
-v1_key_done68:
+v1_key_done66:
 	VMOVUPS Y1, 768(CX)
 	VMOVUPS Y2, 800(CX)
 	VMOVUPS Y3, 832(CX)
@@ -2770,22 +2478,22 @@ v1_key_done68:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row59
+	JNZ     v1_row57
 
-v1_row_done60:
+v1_row_done58:
 	VZEROUPPER
 	RET
 
-kv_groups58:
+kv_groups56:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done71
+	JZ    kv_rescale_done69
 
-kv_rescale70:
+kv_rescale68:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2886,28 +2594,28 @@ kv_rescale70:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale70
+	JNZ          kv_rescale68
 
-kv_rescale_done71:
+kv_rescale_done69:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys72:
+vb_keys70:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done73
+	JL    vb_keys_done71
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done75
+	JZ    vb_query_done73
 
-vb_query74:
+vb_query72:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done77
+	JZ    vb_group_done75
 
-vb_group76:
+vb_group74:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2978,9 +2686,9 @@ vb_group76:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row78
+	JNZ        vb_by_row76
 
-vb_rows80:
+vb_rows78:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2995,96 +2703,96 @@ vb_rows80:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero79
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero79:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero80
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero80:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero81
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero81:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero82:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero83:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero84:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero85:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero86:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3107,96 +2815,96 @@ vh_zero88:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero89:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero91:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero93:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3219,96 +2927,96 @@ vh_zero96:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero95:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero97:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero98:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero99:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero100:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero101:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero102:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3331,96 +3039,96 @@ vh_zero104:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero103:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero104:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero107:
+vh_zero105:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero108:
+vh_zero106:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero109:
+vh_zero107:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero110:
+vh_zero108:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero111:
+vh_zero109:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero112:
+vh_zero110:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -3443,96 +3151,96 @@ vh_zero112:
 	VMOVUPS      608(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero113:
+vh_zero111:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero114:
+vh_zero112:
 	VMOVUPS      512(R9)(DX*1), Y8
 	VMOVUPS      544(R9)(DX*1), Y9
 	VMOVUPS      576(R9)(DX*1), Y10
 	VMOVUPS      608(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero115:
+vh_zero113:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero116:
+vh_zero114:
 	VMOVUPS      512(R9)(DX*2), Y8
 	VMOVUPS      544(R9)(DX*2), Y9
 	VMOVUPS      576(R9)(DX*2), Y10
 	VMOVUPS      608(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero117:
+vh_zero115:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero116
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero118:
+vh_zero116:
 	VMOVUPS      512(R9)(R10*1), Y8
 	VMOVUPS      544(R9)(R10*1), Y9
 	VMOVUPS      576(R9)(R10*1), Y10
 	VMOVUPS      608(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero117
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero119:
+vh_zero117:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero118
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero120:
+vh_zero118:
 	VMOVUPS      Y0, 512(DI)
 	VMOVUPS      Y1, 544(DI)
 	VMOVUPS      Y2, 576(DI)
@@ -3555,96 +3263,96 @@ vh_zero120:
 	VMOVUPS      736(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero119
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero121:
+vh_zero119:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero120
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero122:
+vh_zero120:
 	VMOVUPS      640(R9)(DX*1), Y8
 	VMOVUPS      672(R9)(DX*1), Y9
 	VMOVUPS      704(R9)(DX*1), Y10
 	VMOVUPS      736(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero121
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero123:
+vh_zero121:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero122
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero124:
+vh_zero122:
 	VMOVUPS      640(R9)(DX*2), Y8
 	VMOVUPS      672(R9)(DX*2), Y9
 	VMOVUPS      704(R9)(DX*2), Y10
 	VMOVUPS      736(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero123
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero125:
+vh_zero123:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero124
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero126:
+vh_zero124:
 	VMOVUPS      640(R9)(R10*1), Y8
 	VMOVUPS      672(R9)(R10*1), Y9
 	VMOVUPS      704(R9)(R10*1), Y10
 	VMOVUPS      736(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero125
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero125:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero126
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero126:
 	VMOVUPS      Y0, 640(DI)
 	VMOVUPS      Y1, 672(DI)
 	VMOVUPS      Y2, 704(DI)
@@ -3667,96 +3375,96 @@ vh_zero128:
 	VMOVUPS      864(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero127
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero127:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero128
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero128:
 	VMOVUPS      768(R9)(DX*1), Y8
 	VMOVUPS      800(R9)(DX*1), Y9
 	VMOVUPS      832(R9)(DX*1), Y10
 	VMOVUPS      864(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero129
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero129:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero130
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero130:
 	VMOVUPS      768(R9)(DX*2), Y8
 	VMOVUPS      800(R9)(DX*2), Y9
 	VMOVUPS      832(R9)(DX*2), Y10
 	VMOVUPS      864(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero131
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero131:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero132
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero132:
 	VMOVUPS      768(R9)(R10*1), Y8
 	VMOVUPS      800(R9)(R10*1), Y9
 	VMOVUPS      832(R9)(R10*1), Y10
 	VMOVUPS      864(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero133
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero133:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero134
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero134:
 	VMOVUPS      Y0, 768(DI)
 	VMOVUPS      Y1, 800(DI)
 	VMOVUPS      Y2, 832(DI)
@@ -3779,96 +3487,96 @@ vh_zero136:
 	VMOVUPS      992(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero135
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero135:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero136
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero136:
 	VMOVUPS      896(R9)(DX*1), Y8
 	VMOVUPS      928(R9)(DX*1), Y9
 	VMOVUPS      960(R9)(DX*1), Y10
 	VMOVUPS      992(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero137
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero137:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero138
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero138:
 	VMOVUPS      896(R9)(DX*2), Y8
 	VMOVUPS      928(R9)(DX*2), Y9
 	VMOVUPS      960(R9)(DX*2), Y10
 	VMOVUPS      992(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero139
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero139:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero140
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero140:
 	VMOVUPS      896(R9)(R10*1), Y8
 	VMOVUPS      928(R9)(R10*1), Y9
 	VMOVUPS      960(R9)(R10*1), Y10
 	VMOVUPS      992(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero143
+	JZ           vh_zero141
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero143:
+vh_zero141:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero144
+	JZ           vh_zero142
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero144:
+vh_zero142:
 	VMOVUPS Y0, 896(DI)
 	VMOVUPS Y1, 928(DI)
 	VMOVUPS Y2, 960(DI)
@@ -3881,15 +3589,15 @@ vh_zero144:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows80
-	JMP     vb_group_next79
+	JNZ     vb_rows78
+	JMP     vb_group_next77
 
-vb_by_row78:
+vb_by_row76:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done146
+	JZ    vb_head_done144
 
-vb_head145:
+vb_head143:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3904,7 +3612,7 @@ vb_head145:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero147
+	JZ           vb_zero145
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3919,10 +3627,10 @@ vb_head145:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero147:
+vb_zero145:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero148
+	JZ           vb_zero146
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3937,10 +3645,10 @@ vb_zero147:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero148:
+vb_zero146:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero149
+	JZ           vb_zero147
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3955,10 +3663,10 @@ vb_zero148:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero149:
+vb_zero147:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero150
+	JZ           vb_zero148
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3973,7 +3681,7 @@ vb_zero149:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero150:
+vb_zero148:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4000,7 +3708,7 @@ vb_zero150:
 	VMOVUPS      736(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero151
+	JZ           vb_zero149
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -4015,10 +3723,10 @@ vb_zero150:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero151:
+vb_zero149:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero152
+	JZ           vb_zero150
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -4033,10 +3741,10 @@ vb_zero151:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero152:
+vb_zero150:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero153
+	JZ           vb_zero151
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R9)(DX*2), Y12, Y0
 	VFMADD231PS  416(R9)(DX*2), Y12, Y1
@@ -4051,10 +3759,10 @@ vb_zero152:
 	VFMADD231PS  704(R9)(DX*2), Y12, Y10
 	VFMADD231PS  736(R9)(DX*2), Y12, Y11
 
-vb_zero153:
+vb_zero151:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero154
+	JZ           vb_zero152
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R9)(R10*1), Y12, Y0
 	VFMADD231PS  416(R9)(R10*1), Y12, Y1
@@ -4069,7 +3777,7 @@ vb_zero153:
 	VFMADD231PS  704(R9)(R10*1), Y12, Y10
 	VFMADD231PS  736(R9)(R10*1), Y12, Y11
 
-vb_zero154:
+vb_zero152:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -4092,7 +3800,7 @@ vb_zero154:
 	VMOVUPS      992(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero155
+	JZ           vb_zero153
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -4103,10 +3811,10 @@ vb_zero154:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero155:
+vb_zero153:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero156
+	JZ           vb_zero154
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -4117,10 +3825,10 @@ vb_zero155:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero156:
+vb_zero154:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero157
+	JZ           vb_zero155
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R9)(DX*2), Y8, Y0
 	VFMADD231PS  800(R9)(DX*2), Y8, Y1
@@ -4131,10 +3839,10 @@ vb_zero156:
 	VFMADD231PS  960(R9)(DX*2), Y8, Y6
 	VFMADD231PS  992(R9)(DX*2), Y8, Y7
 
-vb_zero157:
+vb_zero155:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero158
+	JZ           vb_zero156
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R9)(R10*1), Y8, Y0
 	VFMADD231PS  800(R9)(R10*1), Y8, Y1
@@ -4145,7 +3853,7 @@ vb_zero157:
 	VFMADD231PS  960(R9)(R10*1), Y8, Y6
 	VFMADD231PS  992(R9)(R10*1), Y8, Y7
 
-vb_zero158:
+vb_zero156:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -4157,44 +3865,44 @@ vb_zero158:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head145
+	JNZ     vb_head143
 
-vb_head_done146:
-vb_group_next79:
+vb_head_done144:
+vb_group_next77:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group76
+	JNZ  vb_group74
 
-vb_group_done77:
+vb_group_done75:
 	DECQ R11
-	JNZ  vb_query74
+	JNZ  vb_query72
 
-vb_query_done75:
+vb_query_done73:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys72
+	JMP  vb_keys70
 
-vb_keys_done73:
+vb_keys_done71:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done160
+	JZ     kv_key_done158
 
-kv_key159:
+kv_key157:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done162
+	JZ    kv_query_done160
 
-kv_query161:
+kv_query159:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done164
+	JZ    kv_group_done162
 
-kv_group163:
+kv_group161:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4223,12 +3931,12 @@ kv_group163:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done166
+	JZ         kv_head_done164
 
-kv_head165:
+kv_head163:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero167
+	JZ           kv_zero165
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4327,28 +4035,28 @@ kv_head165:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero167:
+kv_zero165:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head165
+	JNZ  kv_head163
 
-kv_head_done166:
+kv_head_done164:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group163
+	JNZ  kv_group161
 
-kv_group_done164:
+kv_group_done162:
 	DECQ R12
-	JNZ  kv_query161
+	JNZ  kv_query159
 
-kv_query_done162:
+kv_query_done160:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key159
+	JNZ  kv_key157
 
-kv_key_done160:
+kv_key_done158:
 	VZEROUPPER
 	RET
 
@@ -4361,9 +4069,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop169:
+loop167:
 	CMPQ    CX, $0x00000010
-	JB      loop_end170
+	JB      loop_end168
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4374,23 +4082,23 @@ loop169:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop169
+	JMP     loop167
 
-loop_end170:
-loop171:
+loop_end168:
+loop169:
 	CMPQ    CX, $0x00000008
-	JB      loop_end172
+	JB      loop_end170
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop171
+	JMP     loop169
 
-loop_end172:
+loop_end170:
 	TESTQ      CX, CX
-	JZ         loop_done168
+	JZ         loop_done166
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4400,7 +4108,7 @@ loop_end172:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done168:
+loop_done166:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4408,10 +4116,10 @@ loop_done168:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store173
+	JZ           max_store171
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store173:
+max_store171:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4431,9 +4139,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop175:
+loop173:
 	CMPQ         CX, $0x00000008
-	JB           loop_end176
+	JB           loop_end174
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4456,11 +4164,11 @@ loop175:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop175
+	JMP          loop173
 
-loop_end176:
+loop_end174:
 	TESTQ        CX, CX
-	JZ           loop_done174
+	JZ           loop_done172
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4486,7 +4194,7 @@ loop_end176:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done174:
+loop_done172:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4511,24 +4219,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key177
+	JNZ   kv_by_key175
 
-kb_keys178:
+kb_keys176:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done179
+	JL    kb_keys_done177
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done181
+	JZ    kb_query_done179
 
-kb_query180:
+kb_query178:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done183
+	JZ    kb_group_done181
 
-kb_group182:
+kb_group180:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -4935,7 +4643,7 @@ kb_group182:
 	VMOVUPS      Y0, 4064(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows184:
+kb_rows182:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      1024(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -5400,43 +5108,43 @@ kb_rows184:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows184
+	JNZ          kb_rows182
 	ADDQ         $0x00000400, R11
 	DECQ         R14
-	JNZ          kb_group182
+	JNZ          kb_group180
 
-kb_group_done183:
+kb_group_done181:
 	DECQ R13
-	JNZ  kb_query180
+	JNZ  kb_query178
 
-kb_query_done181:
+kb_query_done179:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys178
+	JMP  kb_keys176
 
-kb_keys_done179:
-kv_by_key177:
+kb_keys_done177:
+kv_by_key175:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done186
+	JZ     kv_key_done184
 
-kv_key185:
+kv_key183:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done188
+	JZ    kv_query_done186
 
-kv_query187:
+kv_query185:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done190
+	JZ    kv_group_done188
 
-kv_group189:
+kv_group187:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -5548,9 +5256,9 @@ kv_group189:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done192
+	JZ           kv_head_done190
 
-kv_head191:
+kv_head189:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -5616,25 +5324,25 @@ kv_head191:
 	ADDQ         $0x00000400, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head191
+	JNZ          kv_head189
 
-kv_head_done192:
+kv_head_done190:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group189
+	JNZ  kv_group187
 
-kv_group_done190:
+kv_group_done188:
 	DECQ R13
-	JNZ  kv_query187
+	JNZ  kv_query185
 
-kv_query_done188:
+kv_query_done186:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key185
+	JNZ  kv_key183
 
-kv_key_done186:
+kv_key_done184:
 	VZEROUPPER
 	RET
 
@@ -5649,18 +5357,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done193
+	JZ     rope_done191
 	TESTL  R8, R8
-	JS     rope_inverse194
+	JS     rope_inverse192
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream195
+	JA     rope_stream193
 
-rope_token197:
+rope_token195:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -5670,14 +5378,14 @@ rope_token197:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done198
+	JZ      rope_heads_done196
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src199
+	JNE     rope_heads_from_src197
 
-rope_head200:
+rope_head198:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5696,13 +5404,13 @@ rope_head200:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head200
-	JMP         rope_heads_done198
+	JNZ         rope_head198
+	JMP         rope_heads_done196
 
-rope_heads_from_src199:
+rope_heads_from_src197:
 	MOVQ CX, R10
 
-rope_head201:
+rope_head199:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5746,17 +5454,17 @@ rope_head201:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head201
+	JNZ         rope_head199
 
-rope_heads_done198:
+rope_heads_done196:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done202
+	JZ    rope_heads_done200
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head203:
+rope_head201:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -5775,9 +5483,9 @@ rope_head203:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head203
+	JNZ         rope_head201
 
-rope_heads_done202:
+rope_heads_done200:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -5787,11 +5495,11 @@ rope_heads_done202:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token197
-	JMP  rope_tokens_done196
+	JNZ  rope_token195
+	JMP  rope_tokens_done194
 
-rope_stream195:
-rope_token204:
+rope_stream193:
+rope_token202:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -5801,16 +5509,16 @@ rope_token204:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done205
+	JZ      rope_heads_done203
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src206
+	JNE     rope_heads_from_src204
 
-rope_head207:
+rope_head205:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5845,13 +5553,13 @@ rope_head207:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head207
-	JMP         rope_heads_done205
+	JNZ         rope_head205
+	JMP         rope_heads_done203
 
-rope_heads_from_src206:
+rope_heads_from_src204:
 	MOVQ CX, R10
 
-rope_head208:
+rope_head206:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5911,19 +5619,19 @@ rope_head208:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head208
+	JNZ         rope_head206
 
-rope_heads_done205:
+rope_heads_done203:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done209
+	JZ    rope_heads_done207
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head210:
+rope_head208:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5958,9 +5666,9 @@ rope_head210:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head210
+	JNZ         rope_head208
 
-rope_heads_done209:
+rope_heads_done207:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -5970,21 +5678,21 @@ rope_heads_done209:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token204
+	JNZ  rope_token202
 
-rope_tokens_done196:
-	JMP rope_done193
+rope_tokens_done194:
+	JMP rope_done191
 
-rope_inverse194:
+rope_inverse192:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream211
+	JA     rope_stream209
 
-rope_token213:
+rope_token211:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -5994,12 +5702,12 @@ rope_token213:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done214
+	JZ      rope_heads_done212
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head215:
+rope_head213:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -6018,19 +5726,19 @@ rope_head215:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head215
+	JNZ         rope_head213
 
-rope_heads_done214:
+rope_heads_done212:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token213
-	JMP  rope_tokens_done212
+	JNZ  rope_token211
+	JMP  rope_tokens_done210
 
-rope_stream211:
-rope_token216:
+rope_stream209:
+rope_token214:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -6040,14 +5748,14 @@ rope_token216:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done217
+	JZ      rope_heads_done215
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head218:
+rope_head216:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -6082,182 +5790,18 @@ rope_head218:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head218
+	JNZ         rope_head216
 
-rope_heads_done217:
+rope_heads_done215:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token216
+	JNZ  rope_token214
 
-rope_tokens_done212:
-rope_done193:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done219
-
-combine_token220:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000200, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      256(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       256(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       256(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      320(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       320(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       320(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 128(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      384(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       384(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       384(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      448(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       448(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       448(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 192(AX)
-	ADDQ         $0x00000100, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token220
-
-combine_done219:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 256(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 256(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 256(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 256(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 320(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 320(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 320(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 320(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 384(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 384(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 384(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 384(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 448(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 448(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 448(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 448(AX)
+rope_tokens_done210:
+rope_done191:
 	VZEROUPPER
 	RET
 
@@ -6269,9 +5813,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done221
+	JZ    far_done217
 
-far_token222:
+far_token218:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -6345,9 +5889,9 @@ far_token222:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token222
+	JNZ     far_token218
 
-far_done221:
+far_done217:
 	VZEROUPPER
 	RET
 
@@ -6361,23 +5905,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups223
+	JNE   kv_groups219
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows224:
+s1_rows220:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done225
+	JL   s1_rows_done221
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys226:
+s1_keys222:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done227
+	JL            s1_keys_done223
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -6816,13 +6360,13 @@ s1_keys226:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys226
+	JMP           s1_keys222
 
-s1_keys_done227:
+s1_keys_done223:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done229
+	JZ    s1_key_tail_done225
 
-s1_key_tail228:
+s1_key_tail224:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6995,29 +6539,29 @@ s1_key_tail228:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail228
+	JNZ           s1_key_tail224
 
-s1_key_tail_done229:
+s1_key_tail_done225:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows224
+	JMP  s1_rows220
 
-s1_rows_done225:
+s1_rows_done221:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done231
+	JZ    s1_row_tail_done227
 
-s1_row_tail230:
+s1_row_tail226:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done233
+	JZ    s1_row_tail_key_done229
 
-s1_row_tail_key232:
+s1_row_tail_key228:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7063,40 +6607,40 @@ s1_row_tail_key232:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key232
+	JNZ           s1_row_tail_key228
 
-s1_row_tail_key_done233:
+s1_row_tail_key_done229:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail230
+	JNZ  s1_row_tail226
 
-s1_row_tail_done231:
+s1_row_tail_done227:
 	VZEROUPPER
 	RET
 
-kv_groups223:
+kv_groups219:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key234
+	JNZ   kv_by_key230
 
-kb_keys235:
+kb_keys231:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done236
+	JL    kb_keys_done232
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done238
+	JZ    kb_query_done234
 
-kb_query237:
+kb_query233:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done240
+	JZ    kb_group_done236
 
-kb_group239:
+kb_group235:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7167,7 +6711,7 @@ kb_group239:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows241:
+kb_rows237:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -7609,42 +7153,42 @@ kb_rows241:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows241
+	JNZ           kb_rows237
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group239
+	JNZ           kb_group235
 
-kb_group_done240:
+kb_group_done236:
 	DECQ R11
-	JNZ  kb_query237
+	JNZ  kb_query233
 
-kb_query_done238:
+kb_query_done234:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys235
+	JMP  kb_keys231
 
-kb_keys_done236:
-kv_by_key234:
+kb_keys_done232:
+kv_by_key230:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done243
+	JZ     kv_key_done239
 
-kv_key242:
+kv_key238:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done245
+	JZ    kv_query_done241
 
-kv_query244:
+kv_query240:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done247
+	JZ    kv_group_done243
 
-kv_group246:
+kv_group242:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7679,9 +7223,9 @@ kv_group246:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done249
+	JZ         kv_head_done245
 
-kv_head248:
+kv_head244:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -7711,24 +7255,24 @@ kv_head248:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head248
+	JNZ           kv_head244
 
-kv_head_done249:
+kv_head_done245:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group246
+	JNZ  kv_group242
 
-kv_group_done247:
+kv_group_done243:
 	DECQ R11
-	JNZ  kv_query244
+	JNZ  kv_query240
 
-kv_query_done245:
+kv_query_done241:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key242
+	JNZ  kv_key238
 
-kv_key_done243:
+kv_key_done239:
 	VZEROUPPER
 	RET
 
@@ -7742,7 +7286,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups250
+	JNE   kv_groups246
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7750,9 +7294,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done252
+	JZ    v1_row_done248
 
-v1_row251:
+v1_row247:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7790,12 +7334,12 @@ v1_row251:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done254
+	JZ           v1_key_done250
 
-v1_key253:
+v1_key249:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero255
+	JZ           v1_zero251
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -7814,13 +7358,13 @@ v1_key253:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero255:
+v1_zero251:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key253
+	JNZ  v1_key249
 
-v1_key_done254:
+v1_key_done250:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7841,22 +7385,22 @@ v1_key_done254:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row251
+	JNZ     v1_row247
 
-v1_row_done252:
+v1_row_done248:
 	VZEROUPPER
 	RET
 
-kv_groups250:
+kv_groups246:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done257
+	JZ    kv_rescale_done253
 
-kv_rescale256:
+kv_rescale252:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7909,28 +7453,28 @@ kv_rescale256:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale256
+	JNZ          kv_rescale252
 
-kv_rescale_done257:
+kv_rescale_done253:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys258:
+vb_keys254:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done259
+	JL    vb_keys_done255
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done261
+	JZ    vb_query_done257
 
-vb_query260:
+vb_query256:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done263
+	JZ    vb_group_done259
 
-vb_group262:
+vb_group258:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -8001,9 +7545,9 @@ vb_group262:
 	PREFETCHT1 960(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row264
+	JNZ        vb_by_row260
 
-vb_rows266:
+vb_rows262:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8026,28 +7570,73 @@ vb_rows266:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero267
+	JZ           vh_zero263
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero267:
+vh_zero263:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero268
+	JZ           vh_zero264
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero268:
+vh_zero264:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero269
+	JZ           vh_zero265
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero265:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero266
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero266:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero267
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero267:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero268
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero268:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero269
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8055,44 +7644,44 @@ vh_zero268:
 
 vh_zero269:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero270
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero270:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero271
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero271:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero272
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero272:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero273
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8100,44 +7689,44 @@ vh_zero272:
 
 vh_zero273:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero274
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero274:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero275
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero275:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero276
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero276:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero277
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8145,61 +7734,16 @@ vh_zero276:
 
 vh_zero277:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero278
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero278:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero279
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero279:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero280
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero280:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero281
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero281:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero282
+	JZ           vh_zero278
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero282:
+vh_zero278:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -8238,28 +7782,73 @@ vh_zero282:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero283
+	JZ           vh_zero279
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero283:
+vh_zero279:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero284
+	JZ           vh_zero280
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero284:
+vh_zero280:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero285
+	JZ           vh_zero281
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero281:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero282
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero282:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero283
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero283:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero284
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero284:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero285
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8267,44 +7856,44 @@ vh_zero284:
 
 vh_zero285:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero286
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero286:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero287
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero287:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero288
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero288:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero289
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8312,44 +7901,44 @@ vh_zero288:
 
 vh_zero289:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero290
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero290:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero291
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero291:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero292
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero292:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero293
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8357,61 +7946,16 @@ vh_zero292:
 
 vh_zero293:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero294
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero294:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero295
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero295:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero296
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero296:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero297
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero297:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero298
+	JZ           vh_zero294
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero298:
+vh_zero294:
 	VMOVUPS      Z0, 256(DI)
 	VMOVUPS      Z1, 320(DI)
 	VMOVUPS      Z2, 384(DI)
@@ -8450,28 +7994,73 @@ vh_zero298:
 	VMOVUPS      704(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero299
+	JZ           vh_zero295
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero299:
+vh_zero295:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero300
+	JZ           vh_zero296
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero300:
+vh_zero296:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero301
+	JZ           vh_zero297
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero297:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero298
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero298:
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero299
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero299:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero300
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero300:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero301
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8479,44 +8068,44 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero302
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero302:
-	VMOVUPS      512(R9)(DX*1), Z16
-	VMOVUPS      576(R9)(DX*1), Z17
-	VMOVUPS      640(R9)(DX*1), Z18
-	VMOVUPS      704(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      512(R9)(DX*2), Z16
+	VMOVUPS      576(R9)(DX*2), Z17
+	VMOVUPS      640(R9)(DX*2), Z18
+	VMOVUPS      704(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero303
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero303:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero304
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero304:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero305
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8524,44 +8113,44 @@ vh_zero304:
 
 vh_zero305:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero306
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero306:
-	VMOVUPS      512(R9)(DX*2), Z16
-	VMOVUPS      576(R9)(DX*2), Z17
-	VMOVUPS      640(R9)(DX*2), Z18
-	VMOVUPS      704(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      512(R9)(R10*1), Z16
+	VMOVUPS      576(R9)(R10*1), Z17
+	VMOVUPS      640(R9)(R10*1), Z18
+	VMOVUPS      704(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero307
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero307:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero308
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero308:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero309
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8569,61 +8158,16 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero310
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero310:
-	VMOVUPS      512(R9)(R10*1), Z16
-	VMOVUPS      576(R9)(R10*1), Z17
-	VMOVUPS      640(R9)(R10*1), Z18
-	VMOVUPS      704(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero311
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero311:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero312
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero312:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero313
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero313:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero314
+	JZ           vh_zero310
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero314:
+vh_zero310:
 	VMOVUPS      Z0, 512(DI)
 	VMOVUPS      Z1, 576(DI)
 	VMOVUPS      Z2, 640(DI)
@@ -8662,28 +8206,73 @@ vh_zero314:
 	VMOVUPS      960(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero315
+	JZ           vh_zero311
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero315:
+vh_zero311:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero316
+	JZ           vh_zero312
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero316:
+vh_zero312:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero317
+	JZ           vh_zero313
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero313:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero314
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero314:
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero315
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero315:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero316
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero316:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero317
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8691,44 +8280,44 @@ vh_zero316:
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero318
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero318:
-	VMOVUPS      768(R9)(DX*1), Z16
-	VMOVUPS      832(R9)(DX*1), Z17
-	VMOVUPS      896(R9)(DX*1), Z18
-	VMOVUPS      960(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      768(R9)(DX*2), Z16
+	VMOVUPS      832(R9)(DX*2), Z17
+	VMOVUPS      896(R9)(DX*2), Z18
+	VMOVUPS      960(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero319
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero319:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero320
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero320:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero321
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8736,44 +8325,44 @@ vh_zero320:
 
 vh_zero321:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero322
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero322:
-	VMOVUPS      768(R9)(DX*2), Z16
-	VMOVUPS      832(R9)(DX*2), Z17
-	VMOVUPS      896(R9)(DX*2), Z18
-	VMOVUPS      960(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      768(R9)(R10*1), Z16
+	VMOVUPS      832(R9)(R10*1), Z17
+	VMOVUPS      896(R9)(R10*1), Z18
+	VMOVUPS      960(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero323
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero323:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero324
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero324:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero325
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8781,61 +8370,16 @@ vh_zero324:
 
 vh_zero325:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero326
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero326:
-	VMOVUPS      768(R9)(R10*1), Z16
-	VMOVUPS      832(R9)(R10*1), Z17
-	VMOVUPS      896(R9)(R10*1), Z18
-	VMOVUPS      960(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero327
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero327:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero328
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero328:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero329
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero329:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero330
+	JZ           vh_zero326
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero330:
+vh_zero326:
 	VMOVUPS Z0, 768(DI)
 	VMOVUPS Z1, 832(DI)
 	VMOVUPS Z2, 896(DI)
@@ -8858,15 +8402,15 @@ vh_zero330:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows266
-	JMP     vb_group_next265
+	JNZ     vb_rows262
+	JMP     vb_group_next261
 
-vb_by_row264:
+vb_by_row260:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done332
+	JZ    vb_head_done328
 
-vb_head331:
+vb_head327:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8885,7 +8429,7 @@ vb_head331:
 	VMOVUPS      960(DI), Z15
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero333
+	JZ           vb_zero329
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -8904,10 +8448,10 @@ vb_head331:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero333:
+vb_zero329:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero334
+	JZ           vb_zero330
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -8926,10 +8470,10 @@ vb_zero333:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero334:
+vb_zero330:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero335
+	JZ           vb_zero331
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R9)(DX*2), Z16, Z0
 	VFMADD231PS  64(R9)(DX*2), Z16, Z1
@@ -8948,10 +8492,10 @@ vb_zero334:
 	VFMADD231PS  896(R9)(DX*2), Z16, Z14
 	VFMADD231PS  960(R9)(DX*2), Z16, Z15
 
-vb_zero335:
+vb_zero331:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero336
+	JZ           vb_zero332
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R9)(R10*1), Z16, Z0
 	VFMADD231PS  64(R9)(R10*1), Z16, Z1
@@ -8970,7 +8514,7 @@ vb_zero335:
 	VFMADD231PS  896(R9)(R10*1), Z16, Z14
 	VFMADD231PS  960(R9)(R10*1), Z16, Z15
 
-vb_zero336:
+vb_zero332:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8990,44 +8534,44 @@ vb_zero336:
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head331
+	JNZ     vb_head327
 
-vb_head_done332:
-vb_group_next265:
+vb_head_done328:
+vb_group_next261:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  vb_group262
+	JNZ  vb_group258
 
-vb_group_done263:
+vb_group_done259:
 	DECQ R11
-	JNZ  vb_query260
+	JNZ  vb_query256
 
-vb_query_done261:
+vb_query_done257:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys258
+	JMP  vb_keys254
 
-vb_keys_done259:
+vb_keys_done255:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done338
+	JZ     kv_key_done334
 
-kv_key337:
+kv_key333:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done340
+	JZ    kv_query_done336
 
-kv_query339:
+kv_query335:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done342
+	JZ    kv_group_done338
 
-kv_group341:
+kv_group337:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9062,12 +8606,12 @@ kv_group341:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done344
+	JZ         kv_head_done340
 
-kv_head343:
+kv_head339:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero345
+	JZ           kv_zero341
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -9118,28 +8662,28 @@ kv_head343:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero345:
+kv_zero341:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head343
+	JNZ  kv_head339
 
-kv_head_done344:
+kv_head_done340:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group341
+	JNZ  kv_group337
 
-kv_group_done342:
+kv_group_done338:
 	DECQ R12
-	JNZ  kv_query339
+	JNZ  kv_query335
 
-kv_query_done340:
+kv_query_done336:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key337
+	JNZ  kv_key333
 
-kv_key_done338:
+kv_key_done334:
 	VZEROUPPER
 	RET
 
@@ -9152,9 +8696,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop347:
+loop343:
 	CMPQ    CX, $0x00000020
-	JB      loop_end348
+	JB      loop_end344
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -9165,23 +8709,23 @@ loop347:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop347
+	JMP     loop343
 
-loop_end348:
-loop349:
+loop_end344:
+loop345:
 	CMPQ    CX, $0x00000010
-	JB      loop_end350
+	JB      loop_end346
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop349
+	JMP     loop345
 
-loop_end350:
+loop_end346:
 	TESTQ     CX, CX
-	JZ        loop_done346
+	JZ        loop_done342
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -9189,7 +8733,7 @@ loop_end350:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done346:
+loop_done342:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -9199,10 +8743,10 @@ loop_done346:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store351
+	JZ            max_store347
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store351:
+max_store347:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -9229,9 +8773,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop353:
+loop349:
 	CMPQ         CX, $0x00000010
-	JB           loop_end354
+	JB           loop_end350
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -9253,11 +8797,11 @@ loop353:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop353
+	JMP          loop349
 
-loop_end354:
+loop_end350:
 	TESTQ        CX, CX
-	JZ           loop_done352
+	JZ           loop_done348
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -9281,7 +8825,7 @@ loop_end354:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done352:
+loop_done348:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -9308,24 +8852,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key355
+	JNZ   kv_by_key351
 
-kb_keys356:
+kb_keys352:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done357
+	JL    kb_keys_done353
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done359
+	JZ    kb_query_done355
 
-kb_query358:
+kb_query354:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done361
+	JZ    kb_group_done357
 
-kb_group360:
+kb_group356:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -9572,7 +9116,7 @@ kb_group360:
 	VMOVUPS      Z0, 4032(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows362:
+kb_rows358:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       1024(R9), Z7
 	VMOVUPS       2048(R9), Z11
@@ -10013,43 +9557,43 @@ kb_rows362:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows362
+	JNZ           kb_rows358
 	ADDQ          $0x00000400, R11
 	DECQ          R14
-	JNZ           kb_group360
+	JNZ           kb_group356
 
-kb_group_done361:
+kb_group_done357:
 	DECQ R13
-	JNZ  kb_query358
+	JNZ  kb_query354
 
-kb_query_done359:
+kb_query_done355:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys356
+	JMP  kb_keys352
 
-kb_keys_done357:
-kv_by_key355:
+kb_keys_done353:
+kv_by_key351:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done364
+	JZ     kv_key_done360
 
-kv_key363:
+kv_key359:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done366
+	JZ    kv_query_done362
 
-kv_query365:
+kv_query361:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done368
+	JZ    kv_group_done364
 
-kv_group367:
+kv_group363:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -10095,9 +9639,9 @@ kv_group367:
 	VMOVUPS      960(R10), Z15
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done370
+	JZ           kv_head_done366
 
-kv_head369:
+kv_head365:
 	VMULPS        (R8), Z2, Z16
 	VMULPS        64(R8), Z4, Z17
 	VFMADD231PS   128(R8), Z1, Z16
@@ -10127,25 +9671,25 @@ kv_head369:
 	ADDQ          $0x00000400, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head369
+	JNZ           kv_head365
 
-kv_head_done370:
+kv_head_done366:
 	ADDQ $0x00000400, R10
 	DECQ R13
-	JNZ  kv_group367
+	JNZ  kv_group363
 
-kv_group_done368:
+kv_group_done364:
 	DECQ R12
-	JNZ  kv_query365
+	JNZ  kv_query361
 
-kv_query_done366:
+kv_query_done362:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key363
+	JNZ  kv_key359
 
-kv_key_done364:
+kv_key_done360:
 	VZEROUPPER
 	RET
 

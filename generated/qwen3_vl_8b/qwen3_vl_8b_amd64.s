@@ -854,554 +854,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done35
-
-combine_token36:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000400, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     640(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      640(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      640(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     672(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      672(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      672(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 320(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     704(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      704(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      704(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     736(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      736(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      736(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 352(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     768(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      768(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      768(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     800(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      800(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      800(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 384(AX)
-	VMOVUPD     320(R8), Y0
-	VMOVUPD     832(R8), Y1
-	VMULPD      320(CX), Y0, Y2
-	VMULPD      832(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      832(CX), Y0, Y0
-	VMULPD      320(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     352(R8), Y0
-	VMOVUPD     864(R8), Y1
-	VMULPD      352(CX), Y0, Y2
-	VMULPD      864(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      864(CX), Y0, Y0
-	VMULPD      352(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 160(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 416(AX)
-	VMOVUPD     384(R8), Y0
-	VMOVUPD     896(R8), Y1
-	VMULPD      384(CX), Y0, Y2
-	VMULPD      896(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      896(CX), Y0, Y0
-	VMULPD      384(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     416(R8), Y0
-	VMOVUPD     928(R8), Y1
-	VMULPD      416(CX), Y0, Y2
-	VMULPD      928(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      928(CX), Y0, Y0
-	VMULPD      416(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 192(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 448(AX)
-	VMOVUPD     448(R8), Y0
-	VMOVUPD     960(R8), Y1
-	VMULPD      448(CX), Y0, Y2
-	VMULPD      960(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      960(CX), Y0, Y0
-	VMULPD      448(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     480(R8), Y0
-	VMOVUPD     992(R8), Y1
-	VMULPD      480(CX), Y0, Y2
-	VMULPD      992(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      992(CX), Y0, Y0
-	VMULPD      480(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 224(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 480(AX)
-	ADDQ        $0x00000200, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1410,9 +862,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done37
+	JZ    far_done35
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1654,9 +1106,9 @@ far_token38:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -1670,23 +1122,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1927,13 +1379,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2017,27 +1469,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2081,40 +1533,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2153,7 +1605,7 @@ kb_group55:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2395,42 +1847,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2451,9 +1903,9 @@ kv_group62:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2487,24 +1939,24 @@ kv_head64:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -2518,7 +1970,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2526,9 +1978,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2558,12 +2010,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2578,13 +2030,13 @@ v1_key69:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2610,25 +2062,25 @@ v1_key_done70:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done73
+	JZ           v1_key_done71
 
-v1_key72:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero74
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero74:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key72
+	JNZ  v1_key70
 
-v1_key_done73:
+v1_key_done71:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2637,22 +2089,22 @@ v1_key_done73:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done76
+	JZ    kv_rescale_done74
 
-kv_rescale75:
+kv_rescale73:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2705,28 +2157,28 @@ kv_rescale75:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale75
+	JNZ          kv_rescale73
 
-kv_rescale_done76:
+kv_rescale_done74:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys77:
+vb_keys75:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done78
+	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done80
+	JZ    vb_query_done78
 
-vb_query79:
+vb_query77:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done82
+	JZ    vb_group_done80
 
-vb_group81:
+vb_group79:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2765,9 +2217,9 @@ vb_group81:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row83
+	JNZ        vb_by_row81
 
-vb_rows85:
+vb_rows83:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2782,96 +2234,96 @@ vb_rows85:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero84:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero85:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero86:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero87:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero88:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero89:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero90:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero91:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2894,96 +2346,96 @@ vh_zero93:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero92:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero93:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero94:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero96:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero97:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero98:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero99:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3006,96 +2458,96 @@ vh_zero101:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero100:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero101:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero102:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero104:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero105:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero106:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero107:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3118,96 +2570,96 @@ vh_zero109:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero108:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero109:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero110:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero112:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero113:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero116:
+vh_zero114:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero117:
+vh_zero115:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3220,15 +2672,15 @@ vh_zero117:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows85
-	JMP     vb_group_next84
+	JNZ     vb_rows83
+	JMP     vb_group_next82
 
-vb_by_row83:
+vb_by_row81:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done119
+	JZ    vb_head_done117
 
-vb_head118:
+vb_head116:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3243,7 +2695,7 @@ vb_head118:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero118
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3258,10 +2710,10 @@ vb_head118:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero120:
+vb_zero118:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero119
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3276,10 +2728,10 @@ vb_zero120:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero121:
+vb_zero119:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3294,10 +2746,10 @@ vb_zero121:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero122:
+vb_zero120:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero121
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3312,7 +2764,7 @@ vb_zero122:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero123:
+vb_zero121:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3331,44 +2783,44 @@ vb_zero123:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero122
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero124:
+vb_zero122:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero123
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero125:
+vb_zero123:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero126
+	JZ           vb_zero124
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero126:
+vb_zero124:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero127
+	JZ           vb_zero125
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero127:
+vb_zero125:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3376,44 +2828,44 @@ vb_zero127:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head118
+	JNZ     vb_head116
 
-vb_head_done119:
-vb_group_next84:
+vb_head_done117:
+vb_group_next82:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group81
+	JNZ  vb_group79
 
-vb_group_done82:
+vb_group_done80:
 	DECQ R11
-	JNZ  vb_query79
+	JNZ  vb_query77
 
-vb_query_done80:
+vb_query_done78:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys77
+	JMP  vb_keys75
 
-vb_keys_done78:
+vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done129
+	JZ     kv_key_done127
 
-kv_key128:
+kv_key126:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done131
+	JZ    kv_query_done129
 
-kv_query130:
+kv_query128:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done133
+	JZ    kv_group_done131
 
-kv_group132:
+kv_group130:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3434,12 +2886,12 @@ kv_group132:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done135
+	JZ         kv_head_done133
 
-kv_head134:
+kv_head132:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero136
+	JZ           kv_zero134
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3490,28 +2942,28 @@ kv_head134:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero136:
+kv_zero134:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head134
+	JNZ  kv_head132
 
-kv_head_done135:
+kv_head_done133:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group132
+	JNZ  kv_group130
 
-kv_group_done133:
+kv_group_done131:
 	DECQ R12
-	JNZ  kv_query130
+	JNZ  kv_query128
 
-kv_query_done131:
+kv_query_done129:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key128
+	JNZ  kv_key126
 
-kv_key_done129:
+kv_key_done127:
 	VZEROUPPER
 	RET
 
@@ -3524,9 +2976,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop138:
+loop136:
 	CMPQ    CX, $0x00000010
-	JB      loop_end139
+	JB      loop_end137
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3537,23 +2989,23 @@ loop138:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop138
+	JMP     loop136
 
-loop_end139:
-loop140:
+loop_end137:
+loop138:
 	CMPQ    CX, $0x00000008
-	JB      loop_end141
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop140
+	JMP     loop138
 
-loop_end141:
+loop_end139:
 	TESTQ      CX, CX
-	JZ         loop_done137
+	JZ         loop_done135
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3563,7 +3015,7 @@ loop_end141:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done137:
+loop_done135:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3571,10 +3023,10 @@ loop_done137:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store142
+	JZ           max_store140
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store142:
+max_store140:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3594,9 +3046,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop144:
+loop142:
 	CMPQ         CX, $0x00000008
-	JB           loop_end145
+	JB           loop_end143
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3619,11 +3071,11 @@ loop144:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop144
+	JMP          loop142
 
-loop_end145:
+loop_end143:
 	TESTQ        CX, CX
-	JZ           loop_done143
+	JZ           loop_done141
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3649,7 +3101,7 @@ loop_end145:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done143:
+loop_done141:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3671,18 +3123,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done146
+	JZ     rope_done144
 	TESTL  R8, R8
-	JS     rope_inverse147
+	JS     rope_inverse145
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream148
+	JA     rope_stream146
 
-rope_token150:
+rope_token148:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -3696,14 +3148,14 @@ rope_token150:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done151
+	JZ      rope_heads_done149
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src152
+	JNE     rope_heads_from_src150
 
-rope_head153:
+rope_head151:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3738,13 +3190,13 @@ rope_head153:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head153
-	JMP         rope_heads_done151
+	JNZ         rope_head151
+	JMP         rope_heads_done149
 
-rope_heads_from_src152:
+rope_heads_from_src150:
 	MOVQ CX, R10
 
-rope_head154:
+rope_head152:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3780,17 +3232,17 @@ rope_head154:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head154
+	JNZ         rope_head152
 
-rope_heads_done151:
+rope_heads_done149:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done155
+	JZ    rope_heads_done153
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head156:
+rope_head154:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3825,9 +3277,9 @@ rope_head156:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head156
+	JNZ         rope_head154
 
-rope_heads_done155:
+rope_heads_done153:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3837,11 +3289,11 @@ rope_heads_done155:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token150
-	JMP  rope_tokens_done149
+	JNZ  rope_token148
+	JMP  rope_tokens_done147
 
-rope_stream148:
-rope_token157:
+rope_stream146:
+rope_token155:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -3855,16 +3307,16 @@ rope_token157:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done158
+	JZ      rope_heads_done156
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src159
+	JNE     rope_heads_from_src157
 
-rope_head160:
+rope_head158:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -3907,13 +3359,13 @@ rope_head160:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head160
-	JMP         rope_heads_done158
+	JNZ         rope_head158
+	JMP         rope_heads_done156
 
-rope_heads_from_src159:
+rope_heads_from_src157:
 	MOVQ CX, R10
 
-rope_head161:
+rope_head159:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -3957,19 +3409,19 @@ rope_head161:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head161
+	JNZ         rope_head159
 
-rope_heads_done158:
+rope_heads_done156:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done162
+	JZ    rope_heads_done160
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head163:
+rope_head161:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -4012,9 +3464,9 @@ rope_head163:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head163
+	JNZ         rope_head161
 
-rope_heads_done162:
+rope_heads_done160:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4024,21 +3476,21 @@ rope_heads_done162:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token157
+	JNZ  rope_token155
 
-rope_tokens_done149:
-	JMP rope_done146
+rope_tokens_done147:
+	JMP rope_done144
 
-rope_inverse147:
+rope_inverse145:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream164
+	JA     rope_stream162
 
-rope_token166:
+rope_token164:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4052,12 +3504,12 @@ rope_token166:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done167
+	JZ      rope_heads_done165
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head168:
+rope_head166:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4092,19 +3544,19 @@ rope_head168:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head168
+	JNZ         rope_head166
 
-rope_heads_done167:
+rope_heads_done165:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token166
-	JMP  rope_tokens_done165
+	JNZ  rope_token164
+	JMP  rope_tokens_done163
 
-rope_stream164:
-rope_token169:
+rope_stream162:
+rope_token167:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4118,14 +3570,14 @@ rope_token169:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done170
+	JZ      rope_heads_done168
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head171:
+rope_head169:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -4168,310 +3620,18 @@ rope_head171:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head171
+	JNZ         rope_head169
 
-rope_heads_done170:
+rope_heads_done168:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token169
+	JNZ  rope_token167
 
-rope_tokens_done165:
-rope_done146:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done172
-
-combine_token173:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000400, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 256(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      640(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       640(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       640(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      704(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       704(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       704(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 320(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      768(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       768(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       768(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      320(R8), Z0
-	VMOVUPD      832(R8), Z1
-	VMULPD       320(CX), Z0, Z2
-	VMULPD       832(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       832(CX), Z0, Z0
-	VMULPD       320(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 128(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 384(AX)
-	VMOVUPD      384(R8), Z0
-	VMOVUPD      896(R8), Z1
-	VMULPD       384(CX), Z0, Z2
-	VMULPD       896(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       896(CX), Z0, Z0
-	VMULPD       384(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      448(R8), Z0
-	VMOVUPD      960(R8), Z1
-	VMULPD       448(CX), Z0, Z2
-	VMULPD       960(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       960(CX), Z0, Z0
-	VMULPD       448(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 192(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token173
-
-combine_done172:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done163:
+rope_done144:
 	VZEROUPPER
 	RET
 
@@ -4483,9 +3643,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done174
+	JZ    far_done170
 
-far_token175:
+far_token171:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -4615,9 +3775,9 @@ far_token175:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token175
+	JNZ     far_token171
 
-far_done174:
+far_done170:
 	VZEROUPPER
 	RET
 
@@ -4631,23 +3791,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups176
+	JNE   kv_groups172
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows177:
+s1_rows173:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done178
+	JL   s1_rows_done174
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys179:
+s1_keys175:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done180
+	JL            s1_keys_done176
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -4894,13 +4054,13 @@ s1_keys179:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys179
+	JMP           s1_keys175
 
-s1_keys_done180:
+s1_keys_done176:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done182
+	JZ    s1_key_tail_done178
 
-s1_key_tail181:
+s1_key_tail177:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5009,29 +4169,29 @@ s1_key_tail181:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail181
+	JNZ           s1_key_tail177
 
-s1_key_tail_done182:
+s1_key_tail_done178:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows177
+	JMP  s1_rows173
 
-s1_rows_done178:
+s1_rows_done174:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done184
+	JZ    s1_row_tail_done180
 
-s1_row_tail183:
+s1_row_tail179:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done186
+	JZ    s1_row_tail_key_done182
 
-s1_row_tail_key185:
+s1_row_tail_key181:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5061,40 +4221,40 @@ s1_row_tail_key185:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key185
+	JNZ           s1_row_tail_key181
 
-s1_row_tail_key_done186:
+s1_row_tail_key_done182:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail183
+	JNZ  s1_row_tail179
 
-s1_row_tail_done184:
+s1_row_tail_done180:
 	VZEROUPPER
 	RET
 
-kv_groups176:
+kv_groups172:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key187
+	JNZ   kv_by_key183
 
-kb_keys188:
+kb_keys184:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done189
+	JL    kb_keys_done185
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done191
+	JZ    kb_query_done187
 
-kb_query190:
+kb_query186:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done193
+	JZ    kb_group_done189
 
-kb_group192:
+kb_group188:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5133,7 +4293,7 @@ kb_group192:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows194:
+kb_rows190:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5383,42 +4543,42 @@ kb_rows194:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows194
+	JNZ           kb_rows190
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group192
+	JNZ           kb_group188
 
-kb_group_done193:
+kb_group_done189:
 	DECQ R11
-	JNZ  kb_query190
+	JNZ  kb_query186
 
-kb_query_done191:
+kb_query_done187:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys188
+	JMP  kb_keys184
 
-kb_keys_done189:
-kv_by_key187:
+kb_keys_done185:
+kv_by_key183:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done196
+	JZ     kv_key_done192
 
-kv_key195:
+kv_key191:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done198
+	JZ    kv_query_done194
 
-kv_query197:
+kv_query193:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done200
+	JZ    kv_group_done196
 
-kv_group199:
+kv_group195:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5437,9 +4597,9 @@ kv_group199:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done202
+	JZ         kv_head_done198
 
-kv_head201:
+kv_head197:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5461,24 +4621,24 @@ kv_head201:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head201
+	JNZ           kv_head197
 
-kv_head_done202:
+kv_head_done198:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group199
+	JNZ  kv_group195
 
-kv_group_done200:
+kv_group_done196:
 	DECQ R11
-	JNZ  kv_query197
+	JNZ  kv_query193
 
-kv_query_done198:
+kv_query_done194:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key195
+	JNZ  kv_key191
 
-kv_key_done196:
+kv_key_done192:
 	VZEROUPPER
 	RET
 
@@ -5492,7 +4652,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups203
+	JNE   kv_groups199
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5500,9 +4660,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done205
+	JZ    v1_row_done201
 
-v1_row204:
+v1_row200:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5524,12 +4684,12 @@ v1_row204:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done207
+	JZ           v1_key_done203
 
-v1_key206:
+v1_key202:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero208
+	JZ           v1_zero204
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5540,13 +4700,13 @@ v1_key206:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero208:
+v1_zero204:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key206
+	JNZ  v1_key202
 
-v1_key_done207:
+v1_key_done203:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5559,22 +4719,22 @@ v1_key_done207:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row204
+	JNZ     v1_row200
 
-v1_row_done205:
+v1_row_done201:
 	VZEROUPPER
 	RET
 
-kv_groups203:
+kv_groups199:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done210
+	JZ    kv_rescale_done206
 
-kv_rescale209:
+kv_rescale205:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5603,28 +4763,28 @@ kv_rescale209:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale209
+	JNZ          kv_rescale205
 
-kv_rescale_done210:
+kv_rescale_done206:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys211:
+vb_keys207:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done212
+	JL    vb_keys_done208
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done214
+	JZ    vb_query_done210
 
-vb_query213:
+vb_query209:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done216
+	JZ    vb_group_done212
 
-vb_group215:
+vb_group211:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -5663,9 +4823,9 @@ vb_group215:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row217
+	JNZ        vb_by_row213
 
-vb_rows219:
+vb_rows215:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5688,28 +4848,73 @@ vb_rows219:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero216
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero220:
+vh_zero216:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero217
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero221:
+vh_zero217:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero218
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero218:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero219:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero220:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero221:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5717,44 +4922,44 @@ vh_zero221:
 
 vh_zero222:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero223
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero223:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero224
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero224:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero225
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero225:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero226
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5762,44 +4967,44 @@ vh_zero225:
 
 vh_zero226:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero227
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero227:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero228
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero228:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero229
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero229:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero230
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5807,61 +5012,16 @@ vh_zero229:
 
 vh_zero230:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero231
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero231:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero232
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero232:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero233
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero233:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero234
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero234:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero235
+	JZ           vh_zero231
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero235:
+vh_zero231:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -5900,28 +5060,73 @@ vh_zero235:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero236
+	JZ           vh_zero232
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero236:
+vh_zero232:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero237
+	JZ           vh_zero233
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero237:
+vh_zero233:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero238
+	JZ           vh_zero234
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero234:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero235
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero235:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero236
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero236:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero237
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero237:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero238
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5929,44 +5134,44 @@ vh_zero237:
 
 vh_zero238:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero239
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero239:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero240
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero240:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero241
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero241:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero242
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5974,44 +5179,44 @@ vh_zero241:
 
 vh_zero242:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero243
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero243:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero244
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero244:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero245
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero245:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero246
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6019,61 +5224,16 @@ vh_zero245:
 
 vh_zero246:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero247
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero247:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero248
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero248:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero249
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero249:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero250
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero250:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero251
+	JZ           vh_zero247
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero251:
+vh_zero247:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -6096,15 +5256,15 @@ vh_zero251:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows219
-	JMP     vb_group_next218
+	JNZ     vb_rows215
+	JMP     vb_group_next214
 
-vb_by_row217:
+vb_by_row213:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done253
+	JZ    vb_head_done249
 
-vb_head252:
+vb_head248:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6115,7 +5275,7 @@ vb_head252:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero254
+	JZ           vb_zero250
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -6126,10 +5286,10 @@ vb_head252:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero254:
+vb_zero250:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero255
+	JZ           vb_zero251
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -6140,10 +5300,10 @@ vb_zero254:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero255:
+vb_zero251:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero256
+	JZ           vb_zero252
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -6154,10 +5314,10 @@ vb_zero255:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero256:
+vb_zero252:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero257
+	JZ           vb_zero253
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -6168,7 +5328,7 @@ vb_zero256:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero257:
+vb_zero253:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6180,44 +5340,44 @@ vb_zero257:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head252
+	JNZ     vb_head248
 
-vb_head_done253:
-vb_group_next218:
+vb_head_done249:
+vb_group_next214:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group215
+	JNZ  vb_group211
 
-vb_group_done216:
+vb_group_done212:
 	DECQ R11
-	JNZ  vb_query213
+	JNZ  vb_query209
 
-vb_query_done214:
+vb_query_done210:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys211
+	JMP  vb_keys207
 
-vb_keys_done212:
+vb_keys_done208:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done259
+	JZ     kv_key_done255
 
-kv_key258:
+kv_key254:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done261
+	JZ    kv_query_done257
 
-kv_query260:
+kv_query256:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done263
+	JZ    kv_group_done259
 
-kv_group262:
+kv_group258:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6236,12 +5396,12 @@ kv_group262:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done265
+	JZ         kv_head_done261
 
-kv_head264:
+kv_head260:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero266
+	JZ           kv_zero262
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -6268,28 +5428,28 @@ kv_head264:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero266:
+kv_zero262:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head264
+	JNZ  kv_head260
 
-kv_head_done265:
+kv_head_done261:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group262
+	JNZ  kv_group258
 
-kv_group_done263:
+kv_group_done259:
 	DECQ R12
-	JNZ  kv_query260
+	JNZ  kv_query256
 
-kv_query_done261:
+kv_query_done257:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key258
+	JNZ  kv_key254
 
-kv_key_done259:
+kv_key_done255:
 	VZEROUPPER
 	RET
 
@@ -6302,9 +5462,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop268:
+loop264:
 	CMPQ    CX, $0x00000020
-	JB      loop_end269
+	JB      loop_end265
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6315,23 +5475,23 @@ loop268:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop268
+	JMP     loop264
 
-loop_end269:
-loop270:
+loop_end265:
+loop266:
 	CMPQ    CX, $0x00000010
-	JB      loop_end271
+	JB      loop_end267
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop270
+	JMP     loop266
 
-loop_end271:
+loop_end267:
 	TESTQ     CX, CX
-	JZ        loop_done267
+	JZ        loop_done263
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6339,7 +5499,7 @@ loop_end271:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done267:
+loop_done263:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6349,10 +5509,10 @@ loop_done267:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store272
+	JZ            max_store268
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store272:
+max_store268:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6379,9 +5539,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop274:
+loop270:
 	CMPQ         CX, $0x00000010
-	JB           loop_end275
+	JB           loop_end271
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6403,11 +5563,11 @@ loop274:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop274
+	JMP          loop270
 
-loop_end275:
+loop_end271:
 	TESTQ        CX, CX
-	JZ           loop_done273
+	JZ           loop_done269
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6431,7 +5591,7 @@ loop_end275:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done273:
+loop_done269:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

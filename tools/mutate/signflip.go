@@ -53,9 +53,9 @@ var signFlipFiles = []struct {
 const attnStepFactor = 16
 
 // ropeKernel reports whether the TEXT symbol sym ("·rotateAVX2(SB),") is
-// one of rope's own kernels: rotate, combineRows, scaleRows.
+// one of rope's own kernels: rotate, farRows, scaleRows.
 func ropeKernel(sym string) bool {
-	for _, p := range []string{"·rotate", "·combineRows", "·scaleRows"} {
+	for _, p := range []string{"·rotate", "·farRows", "·scaleRows"} {
 		if strings.HasPrefix(sym, p) {
 			return true
 		}

@@ -19,9 +19,7 @@ type kernels struct {
 	softmaxRow func(row, bias []float32, scale float32)
 	addRows    func(x []float32, table []float32, idx []int32)
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
-	combineRows COMBINE
 	addRamp    func(dst []float32, nslope, t0 float64)
-	hiRow      HIROW
 	farRows    FARROWS
 }
 
@@ -34,9 +32,7 @@ type Variant = struct {
 	SoftmaxRow func(row, bias []float32, scale float32)
 	AddRows    func(x []float32, table []float32, idx []int32)
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
-	CombineRows COMBINE
 	AddRamp    func(dst []float32, nslope, t0 float64)
-	HiRow      HIROW
 	FarRows    FARROWS
 }
 
@@ -44,7 +40,7 @@ type Variant = struct {
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows, k.addRamp, k.hiRow, k.farRows})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.addRamp, k.farRows})
 }
 `
 
@@ -52,7 +48,7 @@ func registerVariant(name string, available bool, k kernels) {
 // <name>_variants.go of a rope, bias or absolute package on amd64.
 // The rotate field's type is abi.Rotate's.
 func Harness(pkg string) string {
-	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "COMBINE", abi.CombineRows.FuncType(), "HIROW", abi.HiRow.FuncType(), "FARROWS", abi.FarRows.FuncType())
+	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "FARROWS", abi.FarRows.FuncType())
 	return r.Replace(fmt.Sprintf(harnessSrc, pkg))
 }
 

@@ -1781,554 +1781,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done43
-
-combine_token44:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000400, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     640(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      640(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      640(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     672(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      672(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      672(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 320(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     704(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      704(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      704(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     736(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      736(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      736(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 352(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     768(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      768(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      768(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     800(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      800(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      800(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 384(AX)
-	VMOVUPD     320(R8), Y0
-	VMOVUPD     832(R8), Y1
-	VMULPD      320(CX), Y0, Y2
-	VMULPD      832(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      832(CX), Y0, Y0
-	VMULPD      320(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     352(R8), Y0
-	VMOVUPD     864(R8), Y1
-	VMULPD      352(CX), Y0, Y2
-	VMULPD      864(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      864(CX), Y0, Y0
-	VMULPD      352(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 160(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 416(AX)
-	VMOVUPD     384(R8), Y0
-	VMOVUPD     896(R8), Y1
-	VMULPD      384(CX), Y0, Y2
-	VMULPD      896(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      896(CX), Y0, Y0
-	VMULPD      384(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     416(R8), Y0
-	VMOVUPD     928(R8), Y1
-	VMULPD      416(CX), Y0, Y2
-	VMULPD      928(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      928(CX), Y0, Y0
-	VMULPD      416(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 192(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 448(AX)
-	VMOVUPD     448(R8), Y0
-	VMOVUPD     960(R8), Y1
-	VMULPD      448(CX), Y0, Y2
-	VMULPD      960(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      960(CX), Y0, Y0
-	VMULPD      448(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     480(R8), Y0
-	VMOVUPD     992(R8), Y1
-	VMULPD      480(CX), Y0, Y2
-	VMULPD      992(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      992(CX), Y0, Y0
-	VMULPD      480(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 224(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 480(AX)
-	ADDQ        $0x00000200, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token44
-
-combine_done43:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -2337,9 +1789,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done45
+	JZ    far_done43
 
-far_token46:
+far_token44:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -2581,9 +2033,9 @@ far_token46:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token46
+	JNZ     far_token44
 
-far_done45:
+far_done43:
 	VZEROUPPER
 	RET
 
@@ -2597,23 +2049,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups47
+	JNE   kv_groups45
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows48:
+s1_rows46:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done49
+	JL   s1_rows_done47
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys50:
+s1_keys48:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done51
+	JL           s1_keys_done49
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -2854,13 +2306,13 @@ s1_keys50:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys50
+	JMP          s1_keys48
 
-s1_keys_done51:
+s1_keys_done49:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done53
+	JZ    s1_key_tail_done51
 
-s1_key_tail52:
+s1_key_tail50:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2944,27 +2396,27 @@ s1_key_tail52:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail52
+	JNZ          s1_key_tail50
 
-s1_key_tail_done53:
+s1_key_tail_done51:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows48
+	JMP  s1_rows46
 
-s1_rows_done49:
+s1_rows_done47:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done55
+	JZ    s1_row_tail_done53
 
-s1_row_tail54:
+s1_row_tail52:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done57
+	JZ    s1_row_tail_key_done55
 
-s1_row_tail_key56:
+s1_row_tail_key54:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3008,40 +2460,40 @@ s1_row_tail_key56:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key56
+	JNZ          s1_row_tail_key54
 
-s1_row_tail_key_done57:
+s1_row_tail_key_done55:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail54
+	JNZ  s1_row_tail52
 
-s1_row_tail_done55:
+s1_row_tail_done53:
 	VZEROUPPER
 	RET
 
-kv_groups47:
+kv_groups45:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key58
+	JNZ   kv_by_key56
 
-kb_keys59:
+kb_keys57:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done60
+	JL    kb_keys_done58
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done62
+	JZ    kb_query_done60
 
-kb_query61:
+kb_query59:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done64
+	JZ    kb_group_done62
 
-kb_group63:
+kb_group61:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3080,7 +2532,7 @@ kb_group63:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows65:
+kb_rows63:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -3322,42 +2774,42 @@ kb_rows65:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows65
+	JNZ          kb_rows63
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group63
+	JNZ          kb_group61
 
-kb_group_done64:
+kb_group_done62:
 	DECQ R11
-	JNZ  kb_query61
+	JNZ  kb_query59
 
-kb_query_done62:
+kb_query_done60:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys59
+	JMP  kb_keys57
 
-kb_keys_done60:
-kv_by_key58:
+kb_keys_done58:
+kv_by_key56:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done67
+	JZ     kv_key_done65
 
-kv_key66:
+kv_key64:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done69
+	JZ    kv_query_done67
 
-kv_query68:
+kv_query66:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done71
+	JZ    kv_group_done69
 
-kv_group70:
+kv_group68:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3378,9 +2830,9 @@ kv_group70:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done73
+	JZ         kv_head_done71
 
-kv_head72:
+kv_head70:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -3414,24 +2866,24 @@ kv_head72:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head72
+	JNZ          kv_head70
 
-kv_head_done73:
+kv_head_done71:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group70
+	JNZ  kv_group68
 
-kv_group_done71:
+kv_group_done69:
 	DECQ R11
-	JNZ  kv_query68
+	JNZ  kv_query66
 
-kv_query_done69:
+kv_query_done67:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key66
+	JNZ  kv_key64
 
-kv_key_done67:
+kv_key_done65:
 	VZEROUPPER
 	RET
 
@@ -3445,7 +2897,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups74
+	JNE   kv_groups72
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3453,9 +2905,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done76
+	JZ    v1_row_done74
 
-v1_row75:
+v1_row73:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3485,12 +2937,12 @@ v1_row75:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done78
+	JZ           v1_key_done76
 
-v1_key77:
+v1_key75:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero79
+	JZ           v1_zero77
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -3505,13 +2957,13 @@ v1_key77:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero79:
+v1_zero77:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key77
+	JNZ  v1_key75
 
-v1_key_done78:
+v1_key_done76:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -3537,25 +2989,25 @@ v1_key_done78:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done81
+	JZ           v1_key_done79
 
-v1_key80:
+v1_key78:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero82
+	JZ           v1_zero80
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero82:
+v1_zero80:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key80
+	JNZ  v1_key78
 
-v1_key_done81:
+v1_key_done79:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -3564,22 +3016,22 @@ v1_key_done81:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row75
+	JNZ     v1_row73
 
-v1_row_done76:
+v1_row_done74:
 	VZEROUPPER
 	RET
 
-kv_groups74:
+kv_groups72:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done84
+	JZ    kv_rescale_done82
 
-kv_rescale83:
+kv_rescale81:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3632,28 +3084,28 @@ kv_rescale83:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale83
+	JNZ          kv_rescale81
 
-kv_rescale_done84:
+kv_rescale_done82:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys85:
+vb_keys83:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done86
+	JL    vb_keys_done84
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done88
+	JZ    vb_query_done86
 
-vb_query87:
+vb_query85:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done90
+	JZ    vb_group_done88
 
-vb_group89:
+vb_group87:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3692,9 +3144,9 @@ vb_group89:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row91
+	JNZ        vb_by_row89
 
-vb_rows93:
+vb_rows91:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3709,96 +3161,96 @@ vb_rows93:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero92:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero93:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero94:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero95:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero96:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero97:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero98:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero99:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3821,96 +3273,96 @@ vh_zero101:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero100:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero101:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero102:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero103:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero104:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero105:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero106:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero107:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3933,96 +3385,96 @@ vh_zero109:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero108:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero109:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero110:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero111:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero112:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero113:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero116:
+vh_zero114:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero117:
+vh_zero115:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4045,96 +3497,96 @@ vh_zero117:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero116
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero118:
+vh_zero116:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero117
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero119:
+vh_zero117:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero118
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero120:
+vh_zero118:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero119
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero121:
+vh_zero119:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero122:
+vh_zero120:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero121
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero123:
+vh_zero121:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero122
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero124:
+vh_zero122:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero123
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero125:
+vh_zero123:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4147,15 +3599,15 @@ vh_zero125:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows93
-	JMP     vb_group_next92
+	JNZ     vb_rows91
+	JMP     vb_group_next90
 
-vb_by_row91:
+vb_by_row89:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done127
+	JZ    vb_head_done125
 
-vb_head126:
+vb_head124:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4170,7 +3622,7 @@ vb_head126:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero128
+	JZ           vb_zero126
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -4185,10 +3637,10 @@ vb_head126:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero128:
+vb_zero126:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero129
+	JZ           vb_zero127
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -4203,10 +3655,10 @@ vb_zero128:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero129:
+vb_zero127:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero130
+	JZ           vb_zero128
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -4221,10 +3673,10 @@ vb_zero129:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero130:
+vb_zero128:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero131
+	JZ           vb_zero129
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -4239,7 +3691,7 @@ vb_zero130:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero131:
+vb_zero129:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4258,44 +3710,44 @@ vb_zero131:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero132
+	JZ           vb_zero130
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero132:
+vb_zero130:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero133
+	JZ           vb_zero131
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero133:
+vb_zero131:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero134
+	JZ           vb_zero132
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero134:
+vb_zero132:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero135
+	JZ           vb_zero133
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero135:
+vb_zero133:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4303,44 +3755,44 @@ vb_zero135:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head126
+	JNZ     vb_head124
 
-vb_head_done127:
-vb_group_next92:
+vb_head_done125:
+vb_group_next90:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group89
+	JNZ  vb_group87
 
-vb_group_done90:
+vb_group_done88:
 	DECQ R11
-	JNZ  vb_query87
+	JNZ  vb_query85
 
-vb_query_done88:
+vb_query_done86:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys85
+	JMP  vb_keys83
 
-vb_keys_done86:
+vb_keys_done84:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done137
+	JZ     kv_key_done135
 
-kv_key136:
+kv_key134:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done139
+	JZ    kv_query_done137
 
-kv_query138:
+kv_query136:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done141
+	JZ    kv_group_done139
 
-kv_group140:
+kv_group138:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4361,12 +3813,12 @@ kv_group140:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done143
+	JZ         kv_head_done141
 
-kv_head142:
+kv_head140:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero144
+	JZ           kv_zero142
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4417,28 +3869,28 @@ kv_head142:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero144:
+kv_zero142:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head142
+	JNZ  kv_head140
 
-kv_head_done143:
+kv_head_done141:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group140
+	JNZ  kv_group138
 
-kv_group_done141:
+kv_group_done139:
 	DECQ R12
-	JNZ  kv_query138
+	JNZ  kv_query136
 
-kv_query_done139:
+kv_query_done137:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key136
+	JNZ  kv_key134
 
-kv_key_done137:
+kv_key_done135:
 	VZEROUPPER
 	RET
 
@@ -4451,9 +3903,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop146:
+loop144:
 	CMPQ    CX, $0x00000010
-	JB      loop_end147
+	JB      loop_end145
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4464,23 +3916,23 @@ loop146:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop146
+	JMP     loop144
 
-loop_end147:
-loop148:
+loop_end145:
+loop146:
 	CMPQ    CX, $0x00000008
-	JB      loop_end149
+	JB      loop_end147
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop148
+	JMP     loop146
 
-loop_end149:
+loop_end147:
 	TESTQ      CX, CX
-	JZ         loop_done145
+	JZ         loop_done143
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4490,7 +3942,7 @@ loop_end149:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done145:
+loop_done143:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4498,10 +3950,10 @@ loop_done145:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store150
+	JZ           max_store148
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store150:
+max_store148:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4521,9 +3973,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop152:
+loop150:
 	CMPQ         CX, $0x00000008
-	JB           loop_end153
+	JB           loop_end151
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4546,11 +3998,11 @@ loop152:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop152
+	JMP          loop150
 
-loop_end153:
+loop_end151:
 	TESTQ        CX, CX
-	JZ           loop_done151
+	JZ           loop_done149
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4576,7 +4028,7 @@ loop_end153:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done151:
+loop_done149:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4594,9 +4046,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop154:
+widen_loop152:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end155
+	JB             widen_loop_end153
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -4612,32 +4064,32 @@ widen_loop154:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop154
+	JMP            widen_loop152
 
-widen_loop_end155:
-widen_loop156:
+widen_loop_end153:
+widen_loop154:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end157
+	JB             widen_loop_end155
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop156
+	JMP            widen_loop154
 
-widen_loop_end157:
+widen_loop_end155:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail158
+	JZ        widen_tail156
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail158:
+widen_tail156:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail159
+	JZ        widen_tail157
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -4645,9 +4097,9 @@ widen_tail158:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail159:
+widen_tail157:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail160
+	JZ      widen_tail158
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -4655,7 +4107,7 @@ widen_tail159:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail160:
+widen_tail158:
 	VZEROUPPER
 	RET
 
@@ -4669,23 +4121,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups161
+	JNE   kv_groups159
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows162:
+s1_rows160:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done163
+	JL   s1_rows_done161
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys164:
+s1_keys162:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done165
+	JL           s1_keys_done163
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -4990,13 +4442,13 @@ s1_keys164:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys164
+	JMP          s1_keys162
 
-s1_keys_done165:
+s1_keys_done163:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done167
+	JZ    s1_key_tail_done165
 
-s1_key_tail166:
+s1_key_tail164:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5144,27 +4596,27 @@ s1_key_tail166:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail166
+	JNZ          s1_key_tail164
 
-s1_key_tail_done167:
+s1_key_tail_done165:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows162
+	JMP  s1_rows160
 
-s1_rows_done163:
+s1_rows_done161:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done169
+	JZ    s1_row_tail_done167
 
-s1_row_tail168:
+s1_row_tail166:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done171
+	JZ    s1_row_tail_key_done169
 
-s1_row_tail_key170:
+s1_row_tail_key168:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5240,40 +4692,40 @@ s1_row_tail_key170:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key170
+	JNZ          s1_row_tail_key168
 
-s1_row_tail_key_done171:
+s1_row_tail_key_done169:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail168
+	JNZ  s1_row_tail166
 
-s1_row_tail_done169:
+s1_row_tail_done167:
 	VZEROUPPER
 	RET
 
-kv_groups161:
+kv_groups159:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key172
+	JNZ   kv_by_key170
 
-kb_keys173:
+kb_keys171:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done174
+	JL    kb_keys_done172
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done176
+	JZ    kb_query_done174
 
-kb_query175:
+kb_query173:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done178
+	JZ    kb_group_done176
 
-kb_group177:
+kb_group175:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5296,7 +4748,7 @@ kb_group177:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows179:
+kb_rows177:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -5602,42 +5054,42 @@ kb_rows179:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows179
+	JNZ          kb_rows177
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group177
+	JNZ          kb_group175
 
-kb_group_done178:
+kb_group_done176:
 	DECQ R11
-	JNZ  kb_query175
+	JNZ  kb_query173
 
-kb_query_done176:
+kb_query_done174:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys173
+	JMP  kb_keys171
 
-kb_keys_done174:
-kv_by_key172:
+kb_keys_done172:
+kv_by_key170:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done181
+	JZ     kv_key_done179
 
-kv_key180:
+kv_key178:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done183
+	JZ    kv_query_done181
 
-kv_query182:
+kv_query180:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done185
+	JZ    kv_group_done183
 
-kv_group184:
+kv_group182:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5664,9 +5116,9 @@ kv_group184:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done187
+	JZ         kv_head_done185
 
-kv_head186:
+kv_head184:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -5712,24 +5164,24 @@ kv_head186:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head186
+	JNZ          kv_head184
 
-kv_head_done187:
+kv_head_done185:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group184
+	JNZ  kv_group182
 
-kv_group_done185:
+kv_group_done183:
 	DECQ R11
-	JNZ  kv_query182
+	JNZ  kv_query180
 
-kv_query_done183:
+kv_query_done181:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key180
+	JNZ  kv_key178
 
-kv_key_done181:
+kv_key_done179:
 	VZEROUPPER
 	RET
 
@@ -5743,7 +5195,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups188
+	JNE   kv_groups186
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5751,9 +5203,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done190
+	JZ    v1_row_done188
 
-v1_row189:
+v1_row187:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5783,12 +5235,12 @@ v1_row189:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done192
+	JZ           v1_key_done190
 
-v1_key191:
+v1_key189:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero193
+	JZ           v1_zero191
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5827,13 +5279,13 @@ v1_key191:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero193:
+v1_zero191:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key191
+	JNZ  v1_key189
 
-v1_key_done192:
+v1_key_done190:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -5859,12 +5311,12 @@ v1_key_done192:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done195
+	JZ           v1_key_done193
 
-v1_key194:
+v1_key192:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero196
+	JZ           v1_zero194
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5879,13 +5331,13 @@ v1_key194:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero196:
+v1_zero194:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key194
+	JNZ  v1_key192
 
-v1_key_done195:
+v1_key_done193:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -5894,22 +5346,22 @@ v1_key_done195:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row189
+	JNZ     v1_row187
 
-v1_row_done190:
+v1_row_done188:
 	VZEROUPPER
 	RET
 
-kv_groups188:
+kv_groups186:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done198
+	JZ    kv_rescale_done196
 
-kv_rescale197:
+kv_rescale195:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5962,28 +5414,28 @@ kv_rescale197:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale197
+	JNZ          kv_rescale195
 
-kv_rescale_done198:
+kv_rescale_done196:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys199:
+vb_keys197:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done200
+	JL    vb_keys_done198
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done202
+	JZ    vb_query_done200
 
-vb_query201:
+vb_query199:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done204
+	JZ    vb_group_done202
 
-vb_group203:
+vb_group201:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6006,9 +5458,9 @@ vb_group203:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row205
+	JNZ        vb_by_row203
 
-vb_rows207:
+vb_rows205:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6027,24 +5479,24 @@ vb_rows207:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero206
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero208:
+vh_zero206:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero207
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero209:
+vh_zero207:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -6055,24 +5507,24 @@ vh_zero209:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero208
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero210:
+vh_zero208:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero209
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero211:
+vh_zero209:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -6083,24 +5535,24 @@ vh_zero211:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero210
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero212:
+vh_zero210:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero211
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero213:
+vh_zero211:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -6111,24 +5563,24 @@ vh_zero213:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero212
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero214:
+vh_zero212:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero213
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero215:
+vh_zero213:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6155,24 +5607,24 @@ vh_zero215:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero214
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero216:
+vh_zero214:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero215
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero217:
+vh_zero215:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -6183,24 +5635,24 @@ vh_zero217:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
+	JZ           vh_zero216
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero218:
+vh_zero216:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero219
+	JZ           vh_zero217
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero219:
+vh_zero217:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -6211,24 +5663,24 @@ vh_zero219:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero218
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero220:
+vh_zero218:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero219
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero221:
+vh_zero219:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -6239,24 +5691,24 @@ vh_zero221:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero220
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero222:
+vh_zero220:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero221
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero223:
+vh_zero221:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -6283,24 +5735,24 @@ vh_zero223:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero224
+	JZ           vh_zero222
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero224:
+vh_zero222:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero225
+	JZ           vh_zero223
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero225:
+vh_zero223:
 	VPMOVZXWD    128(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*1), Y9
@@ -6311,24 +5763,24 @@ vh_zero225:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero226
+	JZ           vh_zero224
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero226:
+vh_zero224:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero227
+	JZ           vh_zero225
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero227:
+vh_zero225:
 	VPMOVZXWD    128(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*2), Y9
@@ -6339,24 +5791,24 @@ vh_zero227:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero226
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero228:
+vh_zero226:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero229
+	JZ           vh_zero227
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero229:
+vh_zero227:
 	VPMOVZXWD    128(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(R10*1), Y9
@@ -6367,24 +5819,24 @@ vh_zero229:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero230
+	JZ           vh_zero228
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero230:
+vh_zero228:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero231
+	JZ           vh_zero229
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero231:
+vh_zero229:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -6411,24 +5863,24 @@ vh_zero231:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero232
+	JZ           vh_zero230
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero232:
+vh_zero230:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero233
+	JZ           vh_zero231
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero233:
+vh_zero231:
 	VPMOVZXWD    192(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*1), Y9
@@ -6439,24 +5891,24 @@ vh_zero233:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero234
+	JZ           vh_zero232
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero234:
+vh_zero232:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero235
+	JZ           vh_zero233
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero235:
+vh_zero233:
 	VPMOVZXWD    192(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*2), Y9
@@ -6467,24 +5919,24 @@ vh_zero235:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero236
+	JZ           vh_zero234
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero236:
+vh_zero234:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero237
+	JZ           vh_zero235
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero237:
+vh_zero235:
 	VPMOVZXWD    192(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(R10*1), Y9
@@ -6495,24 +5947,24 @@ vh_zero237:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero238
+	JZ           vh_zero236
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero238:
+vh_zero236:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero239
+	JZ           vh_zero237
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero239:
+vh_zero237:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -6525,15 +5977,15 @@ vh_zero239:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows207
-	JMP     vb_group_next206
+	JNZ     vb_rows205
+	JMP     vb_group_next204
 
-vb_by_row205:
+vb_by_row203:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done241
+	JZ    vb_head_done239
 
-vb_head240:
+vb_head238:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6548,7 +6000,7 @@ vb_head240:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero242
+	JZ           vb_zero240
 	VBROADCASTSS (R8), Y12
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6587,10 +6039,10 @@ vb_head240:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero242:
+vb_zero240:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero243
+	JZ           vb_zero241
 	VBROADCASTSS 4(R8), Y12
 	VPMOVZXWD    (R9)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6629,10 +6081,10 @@ vb_zero242:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero243:
+vb_zero241:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero244
+	JZ           vb_zero242
 	VBROADCASTSS 8(R8), Y12
 	VPMOVZXWD    (R9)(DX*2), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6671,10 +6123,10 @@ vb_zero243:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero244:
+vb_zero242:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero245
+	JZ           vb_zero243
 	VBROADCASTSS 12(R8), Y12
 	VPMOVZXWD    (R9)(R10*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6713,7 +6165,7 @@ vb_zero244:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero245:
+vb_zero243:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6732,7 +6184,7 @@ vb_zero245:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero246
+	JZ           vb_zero244
 	VBROADCASTSS (R8), Y4
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6747,10 +6199,10 @@ vb_zero245:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero246:
+vb_zero244:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero247
+	JZ           vb_zero245
 	VBROADCASTSS 4(R8), Y4
 	VPMOVZXWD    192(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6765,10 +6217,10 @@ vb_zero246:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero247:
+vb_zero245:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero248
+	JZ           vb_zero246
 	VBROADCASTSS 8(R8), Y4
 	VPMOVZXWD    192(R9)(DX*2), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6783,10 +6235,10 @@ vb_zero247:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero248:
+vb_zero246:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero249
+	JZ           vb_zero247
 	VBROADCASTSS 12(R8), Y4
 	VPMOVZXWD    192(R9)(R10*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6801,7 +6253,7 @@ vb_zero248:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero249:
+vb_zero247:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -6809,44 +6261,44 @@ vb_zero249:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head240
+	JNZ     vb_head238
 
-vb_head_done241:
-vb_group_next206:
+vb_head_done239:
+vb_group_next204:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group203
+	JNZ  vb_group201
 
-vb_group_done204:
+vb_group_done202:
 	DECQ R11
-	JNZ  vb_query201
+	JNZ  vb_query199
 
-vb_query_done202:
+vb_query_done200:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys199
+	JMP  vb_keys197
 
-vb_keys_done200:
+vb_keys_done198:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done251
+	JZ     kv_key_done249
 
-kv_key250:
+kv_key248:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done253
+	JZ    kv_query_done251
 
-kv_query252:
+kv_query250:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done255
+	JZ    kv_group_done253
 
-kv_group254:
+kv_group252:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6873,12 +6325,12 @@ kv_group254:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done257
+	JZ         kv_head_done255
 
-kv_head256:
+kv_head254:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero258
+	JZ           kv_zero256
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -6941,28 +6393,28 @@ kv_head256:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero258:
+kv_zero256:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head256
+	JNZ  kv_head254
 
-kv_head_done257:
+kv_head_done255:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group254
+	JNZ  kv_group252
 
-kv_group_done255:
+kv_group_done253:
 	DECQ R12
-	JNZ  kv_query252
+	JNZ  kv_query250
 
-kv_query_done253:
+kv_query_done251:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key250
+	JNZ  kv_key248
 
-kv_key_done251:
+kv_key_done249:
 	VZEROUPPER
 	RET
 
@@ -6977,18 +6429,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done259
+	JZ     rope_done257
 	TESTL  R8, R8
-	JS     rope_inverse260
+	JS     rope_inverse258
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream261
+	JA     rope_stream259
 
-rope_token263:
+rope_token261:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -7002,14 +6454,14 @@ rope_token263:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done264
+	JZ      rope_heads_done262
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src265
+	JNE     rope_heads_from_src263
 
-rope_head266:
+rope_head264:
 	VPMOVZXWD   (R9), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R9), Z9
@@ -7092,13 +6544,13 @@ rope_head266:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head266
-	JMP         rope_heads_done264
+	JNZ         rope_head264
+	JMP         rope_heads_done262
 
-rope_heads_from_src265:
+rope_heads_from_src263:
 	MOVQ CX, R10
 
-rope_head267:
+rope_head265:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -7182,17 +6634,17 @@ rope_head267:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head267
+	JNZ         rope_head265
 
-rope_heads_done264:
+rope_heads_done262:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done268
+	JZ    rope_heads_done266
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head269:
+rope_head267:
 	VPMOVZXWD   (R9), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R9), Z9
@@ -7275,9 +6727,9 @@ rope_head269:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head269
+	JNZ         rope_head267
 
-rope_heads_done268:
+rope_heads_done266:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7287,11 +6739,11 @@ rope_heads_done268:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token263
-	JMP  rope_tokens_done262
+	JNZ  rope_token261
+	JMP  rope_tokens_done260
 
-rope_stream261:
-rope_token270:
+rope_stream259:
+rope_token268:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -7305,16 +6757,16 @@ rope_token270:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done271
+	JZ      rope_heads_done269
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src272
+	JNE     rope_heads_from_src270
 
-rope_head273:
+rope_head271:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -7401,13 +6853,13 @@ rope_head273:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head273
-	JMP         rope_heads_done271
+	JNZ         rope_head271
+	JMP         rope_heads_done269
 
-rope_heads_from_src272:
+rope_heads_from_src270:
 	MOVQ CX, R10
 
-rope_head274:
+rope_head272:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -7495,19 +6947,19 @@ rope_head274:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head274
+	JNZ         rope_head272
 
-rope_heads_done271:
+rope_heads_done269:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done275
+	JZ    rope_heads_done273
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head276:
+rope_head274:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -7594,9 +7046,9 @@ rope_head276:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head276
+	JNZ         rope_head274
 
-rope_heads_done275:
+rope_heads_done273:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7606,21 +7058,21 @@ rope_heads_done275:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token270
+	JNZ  rope_token268
 
-rope_tokens_done262:
-	JMP rope_done259
+rope_tokens_done260:
+	JMP rope_done257
 
-rope_inverse260:
+rope_inverse258:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream277
+	JA     rope_stream275
 
-rope_token279:
+rope_token277:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -7634,12 +7086,12 @@ rope_token279:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done280
+	JZ      rope_heads_done278
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head281:
+rope_head279:
 	VPMOVZXWD   (DX), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(DX), Z9
@@ -7722,19 +7174,19 @@ rope_head281:
 	VPMOVDW     Z8, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head281
+	JNZ         rope_head279
 
-rope_heads_done280:
+rope_heads_done278:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token279
-	JMP  rope_tokens_done278
+	JNZ  rope_token277
+	JMP  rope_tokens_done276
 
-rope_stream277:
-rope_token282:
+rope_stream275:
+rope_token280:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -7748,14 +7200,14 @@ rope_token282:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done283
+	JZ      rope_heads_done281
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head284:
+rope_head282:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -7842,310 +7294,18 @@ rope_head284:
 	VPMOVDW     Z8, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head284
+	JNZ         rope_head282
 
-rope_heads_done283:
+rope_heads_done281:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token282
+	JNZ  rope_token280
 
-rope_tokens_done278:
-rope_done259:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done285
-
-combine_token286:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000400, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 256(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      640(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       640(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       640(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      704(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       704(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       704(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 320(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      768(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       768(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       768(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      320(R8), Z0
-	VMOVUPD      832(R8), Z1
-	VMULPD       320(CX), Z0, Z2
-	VMULPD       832(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       832(CX), Z0, Z0
-	VMULPD       320(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 128(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 384(AX)
-	VMOVUPD      384(R8), Z0
-	VMOVUPD      896(R8), Z1
-	VMULPD       384(CX), Z0, Z2
-	VMULPD       896(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       896(CX), Z0, Z0
-	VMULPD       384(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      448(R8), Z0
-	VMOVUPD      960(R8), Z1
-	VMULPD       448(CX), Z0, Z2
-	VMULPD       960(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       960(CX), Z0, Z0
-	VMULPD       448(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 192(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token286
-
-combine_done285:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done276:
+rope_done257:
 	VZEROUPPER
 	RET
 
@@ -8157,9 +7317,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done287
+	JZ    far_done283
 
-far_token288:
+far_token284:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -8289,9 +7449,9 @@ far_token288:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token288
+	JNZ     far_token284
 
-far_done287:
+far_done283:
 	VZEROUPPER
 	RET
 
@@ -8305,23 +7465,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups289
+	JNE   kv_groups285
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows290:
+s1_rows286:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done291
+	JL   s1_rows_done287
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys292:
+s1_keys288:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done293
+	JL            s1_keys_done289
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -8568,13 +7728,13 @@ s1_keys292:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys292
+	JMP           s1_keys288
 
-s1_keys_done293:
+s1_keys_done289:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done295
+	JZ    s1_key_tail_done291
 
-s1_key_tail294:
+s1_key_tail290:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8683,29 +7843,29 @@ s1_key_tail294:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail294
+	JNZ           s1_key_tail290
 
-s1_key_tail_done295:
+s1_key_tail_done291:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows290
+	JMP  s1_rows286
 
-s1_rows_done291:
+s1_rows_done287:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done297
+	JZ    s1_row_tail_done293
 
-s1_row_tail296:
+s1_row_tail292:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done299
+	JZ    s1_row_tail_key_done295
 
-s1_row_tail_key298:
+s1_row_tail_key294:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8735,40 +7895,40 @@ s1_row_tail_key298:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key298
+	JNZ           s1_row_tail_key294
 
-s1_row_tail_key_done299:
+s1_row_tail_key_done295:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail296
+	JNZ  s1_row_tail292
 
-s1_row_tail_done297:
+s1_row_tail_done293:
 	VZEROUPPER
 	RET
 
-kv_groups289:
+kv_groups285:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key300
+	JNZ   kv_by_key296
 
-kb_keys301:
+kb_keys297:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done302
+	JL    kb_keys_done298
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done304
+	JZ    kb_query_done300
 
-kb_query303:
+kb_query299:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done306
+	JZ    kb_group_done302
 
-kb_group305:
+kb_group301:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8807,7 +7967,7 @@ kb_group305:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows307:
+kb_rows303:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -9057,42 +8217,42 @@ kb_rows307:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows307
+	JNZ           kb_rows303
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group305
+	JNZ           kb_group301
 
-kb_group_done306:
+kb_group_done302:
 	DECQ R11
-	JNZ  kb_query303
+	JNZ  kb_query299
 
-kb_query_done304:
+kb_query_done300:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys301
+	JMP  kb_keys297
 
-kb_keys_done302:
-kv_by_key300:
+kb_keys_done298:
+kv_by_key296:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done309
+	JZ     kv_key_done305
 
-kv_key308:
+kv_key304:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done311
+	JZ    kv_query_done307
 
-kv_query310:
+kv_query306:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done313
+	JZ    kv_group_done309
 
-kv_group312:
+kv_group308:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9111,9 +8271,9 @@ kv_group312:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done315
+	JZ         kv_head_done311
 
-kv_head314:
+kv_head310:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -9135,24 +8295,24 @@ kv_head314:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head314
+	JNZ           kv_head310
 
-kv_head_done315:
+kv_head_done311:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group312
+	JNZ  kv_group308
 
-kv_group_done313:
+kv_group_done309:
 	DECQ R11
-	JNZ  kv_query310
+	JNZ  kv_query306
 
-kv_query_done311:
+kv_query_done307:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key308
+	JNZ  kv_key304
 
-kv_key_done309:
+kv_key_done305:
 	VZEROUPPER
 	RET
 
@@ -9166,7 +8326,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups316
+	JNE   kv_groups312
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9174,9 +8334,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done318
+	JZ    v1_row_done314
 
-v1_row317:
+v1_row313:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9198,12 +8358,12 @@ v1_row317:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done320
+	JZ           v1_key_done316
 
-v1_key319:
+v1_key315:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero321
+	JZ           v1_zero317
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -9214,13 +8374,13 @@ v1_key319:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero321:
+v1_zero317:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key319
+	JNZ  v1_key315
 
-v1_key_done320:
+v1_key_done316:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9233,22 +8393,22 @@ v1_key_done320:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row317
+	JNZ     v1_row313
 
-v1_row_done318:
+v1_row_done314:
 	VZEROUPPER
 	RET
 
-kv_groups316:
+kv_groups312:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done323
+	JZ    kv_rescale_done319
 
-kv_rescale322:
+kv_rescale318:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9277,28 +8437,28 @@ kv_rescale322:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale322
+	JNZ          kv_rescale318
 
-kv_rescale_done323:
+kv_rescale_done319:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys324:
+vb_keys320:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done325
+	JL    vb_keys_done321
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done327
+	JZ    vb_query_done323
 
-vb_query326:
+vb_query322:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done329
+	JZ    vb_group_done325
 
-vb_group328:
+vb_group324:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -9337,9 +8497,9 @@ vb_group328:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row330
+	JNZ        vb_by_row326
 
-vb_rows332:
+vb_rows328:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9362,28 +8522,73 @@ vb_rows332:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero333
+	JZ           vh_zero329
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero333:
+vh_zero329:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero334
+	JZ           vh_zero330
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero334:
+vh_zero330:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero335
+	JZ           vh_zero331
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero331:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero332
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero332:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero333
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero333:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero334
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero334:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero335
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9391,44 +8596,44 @@ vh_zero334:
 
 vh_zero335:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero336
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero336:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero337
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero337:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero338
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero338:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero339
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9436,44 +8641,44 @@ vh_zero338:
 
 vh_zero339:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero340
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero340:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero341
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero341:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero342
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero342:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero343
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9481,61 +8686,16 @@ vh_zero342:
 
 vh_zero343:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero344
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero344:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero345
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero345:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero346
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero346:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero347
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero347:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero348
+	JZ           vh_zero344
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero348:
+vh_zero344:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -9574,28 +8734,73 @@ vh_zero348:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero349
+	JZ           vh_zero345
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero349:
+vh_zero345:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero350
+	JZ           vh_zero346
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero350:
+vh_zero346:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero351
+	JZ           vh_zero347
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero347:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero348
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero348:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero349
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero349:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero350
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero350:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero351
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9603,44 +8808,44 @@ vh_zero350:
 
 vh_zero351:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero352
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero352:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero353
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero353:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero354
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero354:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero355
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9648,44 +8853,44 @@ vh_zero354:
 
 vh_zero355:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero356
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero356:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero357
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero357:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero358
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero358:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero359
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9693,61 +8898,16 @@ vh_zero358:
 
 vh_zero359:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero360
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero360:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero361
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero361:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero362
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero362:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero363
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero363:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero364
+	JZ           vh_zero360
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero364:
+vh_zero360:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -9770,15 +8930,15 @@ vh_zero364:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows332
-	JMP     vb_group_next331
+	JNZ     vb_rows328
+	JMP     vb_group_next327
 
-vb_by_row330:
+vb_by_row326:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done366
+	JZ    vb_head_done362
 
-vb_head365:
+vb_head361:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9789,7 +8949,7 @@ vb_head365:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero367
+	JZ           vb_zero363
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -9800,10 +8960,10 @@ vb_head365:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero367:
+vb_zero363:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero368
+	JZ           vb_zero364
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -9814,10 +8974,10 @@ vb_zero367:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero368:
+vb_zero364:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero369
+	JZ           vb_zero365
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -9828,10 +8988,10 @@ vb_zero368:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero369:
+vb_zero365:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero370
+	JZ           vb_zero366
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -9842,7 +9002,7 @@ vb_zero369:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero370:
+vb_zero366:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -9854,44 +9014,44 @@ vb_zero370:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head365
+	JNZ     vb_head361
 
-vb_head_done366:
-vb_group_next331:
+vb_head_done362:
+vb_group_next327:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group328
+	JNZ  vb_group324
 
-vb_group_done329:
+vb_group_done325:
 	DECQ R11
-	JNZ  vb_query326
+	JNZ  vb_query322
 
-vb_query_done327:
+vb_query_done323:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys324
+	JMP  vb_keys320
 
-vb_keys_done325:
+vb_keys_done321:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done372
+	JZ     kv_key_done368
 
-kv_key371:
+kv_key367:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done374
+	JZ    kv_query_done370
 
-kv_query373:
+kv_query369:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done376
+	JZ    kv_group_done372
 
-kv_group375:
+kv_group371:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9910,12 +9070,12 @@ kv_group375:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done378
+	JZ         kv_head_done374
 
-kv_head377:
+kv_head373:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero379
+	JZ           kv_zero375
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -9942,28 +9102,28 @@ kv_head377:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero379:
+kv_zero375:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head377
+	JNZ  kv_head373
 
-kv_head_done378:
+kv_head_done374:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group375
+	JNZ  kv_group371
 
-kv_group_done376:
+kv_group_done372:
 	DECQ R12
-	JNZ  kv_query373
+	JNZ  kv_query369
 
-kv_query_done374:
+kv_query_done370:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key371
+	JNZ  kv_key367
 
-kv_key_done372:
+kv_key_done368:
 	VZEROUPPER
 	RET
 
@@ -9976,9 +9136,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop381:
+loop377:
 	CMPQ    CX, $0x00000020
-	JB      loop_end382
+	JB      loop_end378
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -9989,23 +9149,23 @@ loop381:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop381
+	JMP     loop377
 
-loop_end382:
-loop383:
+loop_end378:
+loop379:
 	CMPQ    CX, $0x00000010
-	JB      loop_end384
+	JB      loop_end380
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop383
+	JMP     loop379
 
-loop_end384:
+loop_end380:
 	TESTQ     CX, CX
-	JZ        loop_done380
+	JZ        loop_done376
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -10013,7 +9173,7 @@ loop_end384:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done380:
+loop_done376:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -10023,10 +9183,10 @@ loop_done380:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store385
+	JZ            max_store381
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store385:
+max_store381:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -10053,9 +9213,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop387:
+loop383:
 	CMPQ         CX, $0x00000010
-	JB           loop_end388
+	JB           loop_end384
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -10077,11 +9237,11 @@ loop387:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop387
+	JMP          loop383
 
-loop_end388:
+loop_end384:
 	TESTQ        CX, CX
-	JZ           loop_done386
+	JZ           loop_done382
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -10105,7 +9265,7 @@ loop_end388:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done386:
+loop_done382:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -10133,9 +9293,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop389:
+widen_loop385:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end390
+	JB        widen_loop_end386
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -10151,23 +9311,23 @@ widen_loop389:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop389
+	JMP       widen_loop385
 
-widen_loop_end390:
-widen_loop391:
+widen_loop_end386:
+widen_loop387:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end392
+	JB        widen_loop_end388
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop391
+	JMP       widen_loop387
 
-widen_loop_end392:
+widen_loop_end388:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail393
+	JZ          widen_tail389
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10175,9 +9335,9 @@ widen_loop_end392:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail393:
+widen_tail389:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail394
+	JZ          widen_tail390
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10185,9 +9345,9 @@ widen_tail393:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail394:
+widen_tail390:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail395
+	JZ          widen_tail391
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10195,9 +9355,9 @@ widen_tail394:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail395:
+widen_tail391:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail396
+	JZ          widen_tail392
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -10205,7 +9365,7 @@ widen_tail395:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail396:
+widen_tail392:
 	VZEROUPPER
 	RET
 
@@ -10221,23 +9381,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups397
+	JNE   kv_groups393
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows398:
+s1_rows394:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done399
+	JL   s1_rows_done395
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys400:
+s1_keys396:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done401
+	JL            s1_keys_done397
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -10484,13 +9644,13 @@ s1_keys400:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys400
+	JMP           s1_keys396
 
-s1_keys_done401:
+s1_keys_done397:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done403
+	JZ    s1_key_tail_done399
 
-s1_key_tail402:
+s1_key_tail398:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -10631,29 +9791,29 @@ s1_key_tail402:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail402
+	JNZ           s1_key_tail398
 
-s1_key_tail_done403:
+s1_key_tail_done399:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows398
+	JMP  s1_rows394
 
-s1_rows_done399:
+s1_rows_done395:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done405
+	JZ    s1_row_tail_done401
 
-s1_row_tail404:
+s1_row_tail400:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done407
+	JZ    s1_row_tail_key_done403
 
-s1_row_tail_key406:
+s1_row_tail_key402:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -10691,40 +9851,40 @@ s1_row_tail_key406:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key406
+	JNZ           s1_row_tail_key402
 
-s1_row_tail_key_done407:
+s1_row_tail_key_done403:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail404
+	JNZ  s1_row_tail400
 
-s1_row_tail_done405:
+s1_row_tail_done401:
 	VZEROUPPER
 	RET
 
-kv_groups397:
+kv_groups393:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key408
+	JNZ   kv_by_key404
 
-kb_keys409:
+kb_keys405:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done410
+	JL    kb_keys_done406
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done412
+	JZ    kb_query_done408
 
-kb_query411:
+kb_query407:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done414
+	JZ    kb_group_done410
 
-kb_group413:
+kb_group409:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -10747,7 +9907,7 @@ kb_group413:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows415:
+kb_rows411:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -10997,42 +10157,42 @@ kb_rows415:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows415
+	JNZ           kb_rows411
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group413
+	JNZ           kb_group409
 
-kb_group_done414:
+kb_group_done410:
 	DECQ R11
-	JNZ  kb_query411
+	JNZ  kb_query407
 
-kb_query_done412:
+kb_query_done408:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys409
+	JMP  kb_keys405
 
-kb_keys_done410:
-kv_by_key408:
+kb_keys_done406:
+kv_by_key404:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done417
+	JZ     kv_key_done413
 
-kv_key416:
+kv_key412:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done419
+	JZ    kv_query_done415
 
-kv_query418:
+kv_query414:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done421
+	JZ    kv_group_done417
 
-kv_group420:
+kv_group416:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -11047,9 +10207,9 @@ kv_group420:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done423
+	JZ          kv_head_done419
 
-kv_head422:
+kv_head418:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -11071,24 +10231,24 @@ kv_head422:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head422
+	JNZ           kv_head418
 
-kv_head_done423:
+kv_head_done419:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group420
+	JNZ  kv_group416
 
-kv_group_done421:
+kv_group_done417:
 	DECQ R11
-	JNZ  kv_query418
+	JNZ  kv_query414
 
-kv_query_done419:
+kv_query_done415:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key416
+	JNZ  kv_key412
 
-kv_key_done417:
+kv_key_done413:
 	VZEROUPPER
 	RET
 
@@ -11104,7 +10264,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups424
+	JNE   kv_groups420
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -11112,9 +10272,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done426
+	JZ    v1_row_done422
 
-v1_row425:
+v1_row421:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -11136,12 +10296,12 @@ v1_row425:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done428
+	JZ           v1_key_done424
 
-v1_key427:
+v1_key423:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero429
+	JZ           v1_zero425
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -11160,13 +10320,13 @@ v1_key427:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero429:
+v1_zero425:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key427
+	JNZ  v1_key423
 
-v1_key_done428:
+v1_key_done424:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -11179,22 +10339,22 @@ v1_key_done428:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row425
+	JNZ     v1_row421
 
-v1_row_done426:
+v1_row_done422:
 	VZEROUPPER
 	RET
 
-kv_groups424:
+kv_groups420:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done431
+	JZ    kv_rescale_done427
 
-kv_rescale430:
+kv_rescale426:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -11223,28 +10383,28 @@ kv_rescale430:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale430
+	JNZ          kv_rescale426
 
-kv_rescale_done431:
+kv_rescale_done427:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys432:
+vb_keys428:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done433
+	JL    vb_keys_done429
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done435
+	JZ    vb_query_done431
 
-vb_query434:
+vb_query430:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done437
+	JZ    vb_group_done433
 
-vb_group436:
+vb_group432:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -11288,9 +10448,9 @@ vb_group436:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row438
+	JNZ        vb_by_row434
 
-vb_rows440:
+vb_rows436:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -11313,28 +10473,73 @@ vb_rows440:
 	VMOVDQU16.Z  64(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero441
+	JZ           vh_zero437
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero441:
+vh_zero437:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero442
+	JZ           vh_zero438
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero442:
+vh_zero438:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero443
+	JZ           vh_zero439
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero439:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero440
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero440:
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero441
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero441:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero442
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero442:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero443
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11342,44 +10547,44 @@ vh_zero442:
 
 vh_zero443:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero444
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero444:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero445
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero445:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero446
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero446:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero447
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11387,44 +10592,44 @@ vh_zero446:
 
 vh_zero447:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero448
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero448:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero449
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero449:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero450
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero450:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero451
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11432,44 +10637,44 @@ vh_zero450:
 
 vh_zero451:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero452
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero452:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K1, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero453
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero453:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero454
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero454:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero455
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11477,44 +10682,44 @@ vh_zero454:
 
 vh_zero455:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero456
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero456:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K1, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero457
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero457:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero458
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero458:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero459
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11522,44 +10727,44 @@ vh_zero458:
 
 vh_zero459:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero460
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero460:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero461
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero461:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero462
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero462:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero463
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11567,44 +10772,44 @@ vh_zero462:
 
 vh_zero463:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero464
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero464:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero465
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero465:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero466
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero466:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero467
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11612,61 +10817,16 @@ vh_zero466:
 
 vh_zero467:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero468
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero468:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero469
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero469:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero470
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero470:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero471
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero471:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero472
+	JZ           vh_zero468
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero472:
+vh_zero468:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -11705,28 +10865,73 @@ vh_zero472:
 	VMOVDQU16.Z  192(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero473
+	JZ           vh_zero469
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero473:
+vh_zero469:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero474
+	JZ           vh_zero470
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero474:
+vh_zero470:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero475
+	JZ           vh_zero471
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero471:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero472
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero472:
+	VPSLLD       $0x10, 128(R9)(DX*1), Z16
+	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*1), Z18
+	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero473
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero473:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero474
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero474:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero475
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11734,44 +10939,44 @@ vh_zero474:
 
 vh_zero475:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero476
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero476:
-	VPSLLD       $0x10, 128(R9)(DX*1), Z16
-	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*1), Z18
-	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, 128(R9)(DX*2), Z16
+	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*2), Z18
+	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero477
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero477:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero478
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero478:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero479
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11779,44 +10984,44 @@ vh_zero478:
 
 vh_zero479:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero480
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero480:
-	VPSLLD       $0x10, 128(R9)(DX*2), Z16
-	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*2), Z18
-	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, 128(R9)(R11*1), Z16
+	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(R11*1), Z18
+	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero481
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero481:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero482
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero482:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero483
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11824,44 +11029,44 @@ vh_zero482:
 
 vh_zero483:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero484
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero484:
-	VPSLLD       $0x10, 128(R9)(R11*1), Z16
-	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(R11*1), Z18
-	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, 128(R10), Z16
+	VMOVDQU16.Z  128(R10), K1, Z17
+	VPSLLD       $0x10, 192(R10), Z18
+	VMOVDQU16.Z  192(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero485
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero485:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero486
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero486:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11869,44 +11074,44 @@ vh_zero486:
 
 vh_zero487:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero488:
-	VPSLLD       $0x10, 128(R10), Z16
-	VMOVDQU16.Z  128(R10), K1, Z17
-	VPSLLD       $0x10, 192(R10), Z18
-	VMOVDQU16.Z  192(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*1), Z16
+	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*1), Z18
+	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero489:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero490:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11914,44 +11119,44 @@ vh_zero490:
 
 vh_zero491:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero492:
-	VPSLLD       $0x10, 128(R10)(DX*1), Z16
-	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*1), Z18
-	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*2), Z16
+	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*2), Z18
+	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero493
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero493:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero494
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero494:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero495
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11959,44 +11164,44 @@ vh_zero494:
 
 vh_zero495:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero496
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero496:
-	VPSLLD       $0x10, 128(R10)(DX*2), Z16
-	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*2), Z18
-	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, 128(R10)(R11*1), Z16
+	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(R11*1), Z18
+	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero497
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero497:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero498
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero498:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero499
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12004,61 +11209,16 @@ vh_zero498:
 
 vh_zero499:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero500
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero500:
-	VPSLLD       $0x10, 128(R10)(R11*1), Z16
-	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(R11*1), Z18
-	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero501
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero501:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero502
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero502:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero503
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero503:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero504
+	JZ           vh_zero500
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero504:
+vh_zero500:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -12081,15 +11241,15 @@ vh_zero504:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows440
-	JMP     vb_group_next439
+	JNZ     vb_rows436
+	JMP     vb_group_next435
 
-vb_by_row438:
+vb_by_row434:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done506
+	JZ    vb_head_done502
 
-vb_head505:
+vb_head501:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -12100,7 +11260,7 @@ vb_head505:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero507
+	JZ           vb_zero503
 	VBROADCASTSS (R8), Z8
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12119,10 +11279,10 @@ vb_head505:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero507:
+vb_zero503:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero508
+	JZ           vb_zero504
 	VBROADCASTSS 4(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12141,10 +11301,10 @@ vb_zero507:
 	VMOVDQU16.Z  192(R9)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero508:
+vb_zero504:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero509
+	JZ           vb_zero505
 	VBROADCASTSS 8(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12163,10 +11323,10 @@ vb_zero508:
 	VMOVDQU16.Z  192(R9)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero509:
+vb_zero505:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero510
+	JZ           vb_zero506
 	VBROADCASTSS 12(R8), Z8
 	VPSLLD       $0x10, (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12185,10 +11345,10 @@ vb_zero509:
 	VMOVDQU16.Z  192(R9)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero510:
+vb_zero506:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero511
+	JZ           vb_zero507
 	VBROADCASTSS 16(R8), Z8
 	VPSLLD       $0x10, (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12207,10 +11367,10 @@ vb_zero510:
 	VMOVDQU16.Z  192(R10), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero511:
+vb_zero507:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero512
+	JZ           vb_zero508
 	VBROADCASTSS 20(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12229,10 +11389,10 @@ vb_zero511:
 	VMOVDQU16.Z  192(R10)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero512:
+vb_zero508:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero513
+	JZ           vb_zero509
 	VBROADCASTSS 24(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12251,10 +11411,10 @@ vb_zero512:
 	VMOVDQU16.Z  192(R10)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero513:
+vb_zero509:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero514
+	JZ           vb_zero510
 	VBROADCASTSS 28(R8), Z8
 	VPSLLD       $0x10, (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12273,7 +11433,7 @@ vb_zero513:
 	VMOVDQU16.Z  192(R10)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero514:
+vb_zero510:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -12285,44 +11445,44 @@ vb_zero514:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head505
+	JNZ     vb_head501
 
-vb_head_done506:
-vb_group_next439:
+vb_head_done502:
+vb_group_next435:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group436
+	JNZ  vb_group432
 
-vb_group_done437:
+vb_group_done433:
 	DECQ R12
-	JNZ  vb_query434
+	JNZ  vb_query430
 
-vb_query_done435:
+vb_query_done431:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys432
+	JMP  vb_keys428
 
-vb_keys_done433:
+vb_keys_done429:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done516
+	JZ     kv_key_done512
 
-kv_key515:
+kv_key511:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done518
+	JZ    kv_query_done514
 
-kv_query517:
+kv_query513:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done520
+	JZ    kv_group_done516
 
-kv_group519:
+kv_group515:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -12337,12 +11497,12 @@ kv_group519:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done522
+	JZ          kv_head_done518
 
-kv_head521:
+kv_head517:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero523
+	JZ           kv_zero519
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -12369,28 +11529,28 @@ kv_head521:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero523:
+kv_zero519:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head521
+	JNZ  kv_head517
 
-kv_head_done522:
+kv_head_done518:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group519
+	JNZ  kv_group515
 
-kv_group_done520:
+kv_group_done516:
 	DECQ R12
-	JNZ  kv_query517
+	JNZ  kv_query513
 
-kv_query_done518:
+kv_query_done514:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key515
+	JNZ  kv_key511
 
-kv_key_done516:
+kv_key_done512:
 	VZEROUPPER
 	RET
 
@@ -12400,13 +11560,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse524
+	JNE       pair_inverse520
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd526:
+pair_fwd522:
 	CMPQ      CX, $0x00000080
-	JB        pair_fwd_end527
+	JB        pair_fwd_end523
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -12437,18 +11597,18 @@ pair_fwd526:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_fwd526
+	JMP       pair_fwd522
 
-pair_fwd_end527:
-	JMP pair_done525
+pair_fwd_end523:
+	JMP pair_done521
 
-pair_inverse524:
+pair_inverse520:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv528:
+pair_inv524:
 	CMPQ      CX, $0x00000080
-	JB        pair_inv_end529
+	JB        pair_inv_end525
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -12479,10 +11639,10 @@ pair_inv528:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_inv528
+	JMP       pair_inv524
 
-pair_inv_end529:
-pair_done525:
+pair_inv_end525:
+pair_done521:
 	VZEROUPPER
 	RET
 

@@ -587,362 +587,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done27
-
-combine_token28:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000280, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     320(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      320(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      320(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     352(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      352(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      352(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 160(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     384(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      384(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      384(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     416(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      416(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      416(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 192(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     448(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      448(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      448(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     480(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      480(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      480(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 224(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	ADDQ        $0x00000140, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token28
-
-combine_done27:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 320(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 320(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 320(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 320(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 352(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 352(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 352(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 352(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 384(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 384(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 384(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 384(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 416(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 416(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 416(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 416(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 448(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 448(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 448(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 448(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 480(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 480(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 480(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 480(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 608(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -951,9 +595,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done29
+	JZ    far_done27
 
-far_token30:
+far_token28:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1111,9 +755,9 @@ far_token30:
 	ADDQ    $0x00000140, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token30
+	JNZ     far_token28
 
-far_done29:
+far_done27:
 	VZEROUPPER
 	RET
 
@@ -1127,23 +771,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups31
+	JNE   kv_groups29
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows32:
+s1_rows30:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done33
+	JL   s1_rows_done31
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys34:
+s1_keys32:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done35
+	JL           s1_keys_done33
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -1300,13 +944,13 @@ s1_keys34:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys34
+	JMP          s1_keys32
 
-s1_keys_done35:
+s1_keys_done33:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done37
+	JZ    s1_key_tail_done35
 
-s1_key_tail36:
+s1_key_tail34:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1366,27 +1010,27 @@ s1_key_tail36:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail36
+	JNZ          s1_key_tail34
 
-s1_key_tail_done37:
+s1_key_tail_done35:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows32
+	JMP  s1_rows30
 
-s1_rows_done33:
+s1_rows_done31:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done39
+	JZ    s1_row_tail_done37
 
-s1_row_tail38:
+s1_row_tail36:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done41
+	JZ    s1_row_tail_key_done39
 
-s1_row_tail_key40:
+s1_row_tail_key38:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1418,40 +1062,40 @@ s1_row_tail_key40:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key40
+	JNZ          s1_row_tail_key38
 
-s1_row_tail_key_done41:
+s1_row_tail_key_done39:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail38
+	JNZ  s1_row_tail36
 
-s1_row_tail_done39:
+s1_row_tail_done37:
 	VZEROUPPER
 	RET
 
-kv_groups31:
+kv_groups29:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key42
+	JNZ   kv_by_key40
 
-kb_keys43:
+kb_keys41:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done44
+	JL    kb_keys_done42
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done46
+	JZ    kb_query_done44
 
-kb_query45:
+kb_query43:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done48
+	JZ    kb_group_done46
 
-kb_group47:
+kb_group45:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1478,7 +1122,7 @@ kb_group47:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows49:
+kb_rows47:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -1636,42 +1280,42 @@ kb_rows49:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows49
+	JNZ          kb_rows47
 	ADDQ         $0x00000140, R9
 	DECQ         R12
-	JNZ          kb_group47
+	JNZ          kb_group45
 
-kb_group_done48:
+kb_group_done46:
 	DECQ R11
-	JNZ  kb_query45
+	JNZ  kb_query43
 
-kb_query_done46:
+kb_query_done44:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys43
+	JMP  kb_keys41
 
-kb_keys_done44:
-kv_by_key42:
+kb_keys_done42:
+kv_by_key40:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done51
+	JZ     kv_key_done49
 
-kv_key50:
+kv_key48:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done53
+	JZ    kv_query_done51
 
-kv_query52:
+kv_query50:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done55
+	JZ    kv_group_done53
 
-kv_group54:
+kv_group52:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1689,9 +1333,9 @@ kv_group54:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done57
+	JZ         kv_head_done55
 
-kv_head56:
+kv_head54:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1713,24 +1357,24 @@ kv_head56:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head56
+	JNZ          kv_head54
 
-kv_head_done57:
+kv_head_done55:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group54
+	JNZ  kv_group52
 
-kv_group_done55:
+kv_group_done53:
 	DECQ R11
-	JNZ  kv_query52
+	JNZ  kv_query50
 
-kv_query_done53:
+kv_query_done51:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key50
+	JNZ  kv_key48
 
-kv_key_done51:
+kv_key_done49:
 	VZEROUPPER
 	RET
 
@@ -1744,7 +1388,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups58
+	JNE   kv_groups56
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1752,9 +1396,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done60
+	JZ    v1_row_done58
 
-v1_row59:
+v1_row57:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1780,12 +1424,12 @@ v1_row59:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done62
+	JZ           v1_key_done60
 
-v1_key61:
+v1_key59:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero63
+	JZ           v1_zero61
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1798,13 +1442,13 @@ v1_key61:
 	VFMADD231PS  256(R9), Y0, Y9
 	VFMADD231PS  288(R9), Y0, Y10
 
-v1_zero63:
+v1_zero61:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key61
+	JNZ  v1_key59
 
-v1_key_done62:
+v1_key_done60:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1819,22 +1463,22 @@ v1_key_done62:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row59
+	JNZ     v1_row57
 
-v1_row_done60:
+v1_row_done58:
 	VZEROUPPER
 	RET
 
-kv_groups58:
+kv_groups56:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done65
+	JZ    kv_rescale_done63
 
-kv_rescale64:
+kv_rescale62:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1869,28 +1513,28 @@ kv_rescale64:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale64
+	JNZ          kv_rescale62
 
-kv_rescale_done65:
+kv_rescale_done63:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys66:
+vb_keys64:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done67
+	JL    vb_keys_done65
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done69
+	JZ    vb_query_done67
 
-vb_query68:
+vb_query66:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done71
+	JZ    vb_group_done69
 
-vb_group70:
+vb_group68:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1917,9 +1561,9 @@ vb_group70:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row72
+	JNZ        vb_by_row70
 
-vb_rows74:
+vb_rows72:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1934,96 +1578,96 @@ vb_rows74:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero73
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero73:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero74
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero74:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero75
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero75:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero76
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero76:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero77
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero77:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero78
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero78:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero79
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero79:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero80
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero80:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2046,96 +1690,96 @@ vh_zero82:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero81
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero81:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero82:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero83:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero84:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero85:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero86:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2152,74 +1796,74 @@ vh_zero90:
 	VMOVUPS      288(R9), Y5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero91:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      256(R9)(DX*1), Y4
 	VMOVUPS      288(R9)(DX*1), Y5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero93:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      256(R9)(DX*2), Y4
 	VMOVUPS      288(R9)(DX*2), Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero95:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      256(R9)(R10*1), Y4
 	VMOVUPS      288(R9)(R10*1), Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero97:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 576(DI)
@@ -2228,15 +1872,15 @@ vh_zero98:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows74
-	JMP     vb_group_next73
+	JNZ     vb_rows72
+	JMP     vb_group_next71
 
-vb_by_row72:
+vb_by_row70:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done100
+	JZ    vb_head_done98
 
-vb_head99:
+vb_head97:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2249,7 +1893,7 @@ vb_head99:
 	VMOVUPS      288(DI), Y9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero101
+	JZ           vb_zero99
 	VBROADCASTSS (R8), Y10
 	VFMADD231PS  (R9), Y10, Y0
 	VFMADD231PS  32(R9), Y10, Y1
@@ -2262,10 +1906,10 @@ vb_head99:
 	VFMADD231PS  256(R9), Y10, Y8
 	VFMADD231PS  288(R9), Y10, Y9
 
-vb_zero101:
+vb_zero99:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero102
+	JZ           vb_zero100
 	VBROADCASTSS 4(R8), Y10
 	VFMADD231PS  (R9)(DX*1), Y10, Y0
 	VFMADD231PS  32(R9)(DX*1), Y10, Y1
@@ -2278,10 +1922,10 @@ vb_zero101:
 	VFMADD231PS  256(R9)(DX*1), Y10, Y8
 	VFMADD231PS  288(R9)(DX*1), Y10, Y9
 
-vb_zero102:
+vb_zero100:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero103
+	JZ           vb_zero101
 	VBROADCASTSS 8(R8), Y10
 	VFMADD231PS  (R9)(DX*2), Y10, Y0
 	VFMADD231PS  32(R9)(DX*2), Y10, Y1
@@ -2294,10 +1938,10 @@ vb_zero102:
 	VFMADD231PS  256(R9)(DX*2), Y10, Y8
 	VFMADD231PS  288(R9)(DX*2), Y10, Y9
 
-vb_zero103:
+vb_zero101:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero104
+	JZ           vb_zero102
 	VBROADCASTSS 12(R8), Y10
 	VFMADD231PS  (R9)(R10*1), Y10, Y0
 	VFMADD231PS  32(R9)(R10*1), Y10, Y1
@@ -2310,7 +1954,7 @@ vb_zero103:
 	VFMADD231PS  256(R9)(R10*1), Y10, Y8
 	VFMADD231PS  288(R9)(R10*1), Y10, Y9
 
-vb_zero104:
+vb_zero102:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2324,44 +1968,44 @@ vb_zero104:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head99
+	JNZ     vb_head97
 
-vb_head_done100:
-vb_group_next73:
+vb_head_done98:
+vb_group_next71:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group70
+	JNZ  vb_group68
 
-vb_group_done71:
+vb_group_done69:
 	DECQ R11
-	JNZ  vb_query68
+	JNZ  vb_query66
 
-vb_query_done69:
+vb_query_done67:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys66
+	JMP  vb_keys64
 
-vb_keys_done67:
+vb_keys_done65:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done106
+	JZ     kv_key_done104
 
-kv_key105:
+kv_key103:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done108
+	JZ    kv_query_done106
 
-kv_query107:
+kv_query105:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done110
+	JZ    kv_group_done108
 
-kv_group109:
+kv_group107:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2379,12 +2023,12 @@ kv_group109:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done112
+	JZ         kv_head_done110
 
-kv_head111:
+kv_head109:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero113
+	JZ           kv_zero111
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2417,28 +2061,28 @@ kv_head111:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero113:
+kv_zero111:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head111
+	JNZ  kv_head109
 
-kv_head_done112:
+kv_head_done110:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group109
+	JNZ  kv_group107
 
-kv_group_done110:
+kv_group_done108:
 	DECQ R12
-	JNZ  kv_query107
+	JNZ  kv_query105
 
-kv_query_done108:
+kv_query_done106:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key105
+	JNZ  kv_key103
 
-kv_key_done106:
+kv_key_done104:
 	VZEROUPPER
 	RET
 
@@ -2451,9 +2095,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop115:
+loop113:
 	CMPQ    CX, $0x00000010
-	JB      loop_end116
+	JB      loop_end114
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2464,23 +2108,23 @@ loop115:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop115
+	JMP     loop113
 
-loop_end116:
-loop117:
+loop_end114:
+loop115:
 	CMPQ    CX, $0x00000008
-	JB      loop_end118
+	JB      loop_end116
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop117
+	JMP     loop115
 
-loop_end118:
+loop_end116:
 	TESTQ      CX, CX
-	JZ         loop_done114
+	JZ         loop_done112
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2490,7 +2134,7 @@ loop_end118:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done114:
+loop_done112:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2498,10 +2142,10 @@ loop_done114:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store119
+	JZ           max_store117
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store119:
+max_store117:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2521,9 +2165,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop121:
+loop119:
 	CMPQ         CX, $0x00000008
-	JB           loop_end122
+	JB           loop_end120
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2546,11 +2190,11 @@ loop121:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop121
+	JMP          loop119
 
-loop_end122:
+loop_end120:
 	TESTQ        CX, CX
-	JZ           loop_done120
+	JZ           loop_done118
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2576,7 +2220,7 @@ loop_end122:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done120:
+loop_done118:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2600,18 +2244,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done123
+	JZ     rope_done121
 	TESTL  R8, R8
-	JS     rope_inverse124
+	JS     rope_inverse122
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000140, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream125
+	JA     rope_stream123
 
-rope_token127:
+rope_token125:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000140, R8, R8
 	ADDQ      BX, R8
@@ -2623,14 +2267,14 @@ rope_token127:
 	VMOVUPS.Z 288(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done128
+	JZ        rope_heads_done126
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src129
+	JNE       rope_heads_from_src127
 
-rope_head130:
+rope_head128:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     160(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2657,13 +2301,13 @@ rope_head130:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head130
-	JMP         rope_heads_done128
+	JNZ         rope_head128
+	JMP         rope_heads_done126
 
-rope_heads_from_src129:
+rope_heads_from_src127:
 	MOVQ CX, R10
 
-rope_head131:
+rope_head129:
 	VMOVUPS     (R10), Z6
 	VMOVUPS     160(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2691,17 +2335,17 @@ rope_head131:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head131
+	JNZ         rope_head129
 
-rope_heads_done128:
+rope_heads_done126:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done132
+	JZ    rope_heads_done130
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head133:
+rope_head131:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     160(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2728,9 +2372,9 @@ rope_head133:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head133
+	JNZ         rope_head131
 
-rope_heads_done132:
+rope_heads_done130:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2740,11 +2384,11 @@ rope_heads_done132:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token127
-	JMP  rope_tokens_done126
+	JNZ  rope_token125
+	JMP  rope_tokens_done124
 
-rope_stream125:
-rope_token134:
+rope_stream123:
+rope_token132:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000140, R8, R8
 	ADDQ      BX, R8
@@ -2756,16 +2400,16 @@ rope_token134:
 	VMOVUPS.Z 288(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done135
+	JZ        rope_heads_done133
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x02, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src136
+	JNE       rope_heads_from_src134
 
-rope_head137:
+rope_head135:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2797,13 +2441,13 @@ rope_head137:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head137
-	JMP         rope_heads_done135
+	JNZ         rope_head135
+	JMP         rope_heads_done133
 
-rope_heads_from_src136:
+rope_heads_from_src134:
 	MOVQ CX, R10
 
-rope_head138:
+rope_head136:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2836,19 +2480,19 @@ rope_head138:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head138
+	JNZ         rope_head136
 
-rope_heads_done135:
+rope_heads_done133:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done139
+	JZ    rope_heads_done137
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head140:
+rope_head138:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2880,9 +2524,9 @@ rope_head140:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head140
+	JNZ         rope_head138
 
-rope_heads_done139:
+rope_heads_done137:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2892,21 +2536,21 @@ rope_heads_done139:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token134
+	JNZ  rope_token132
 
-rope_tokens_done126:
-	JMP rope_done123
+rope_tokens_done124:
+	JMP rope_done121
 
-rope_inverse124:
+rope_inverse122:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000140, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream141
+	JA     rope_stream139
 
-rope_token143:
+rope_token141:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000140, CX, CX
 	ADDQ      BX, CX
@@ -2918,12 +2562,12 @@ rope_token143:
 	VMOVUPS.Z 288(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done144
+	JZ        rope_heads_done142
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 
-rope_head145:
+rope_head143:
 	VMOVUPS     (DX), Z6
 	VMOVUPS     160(DX), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2950,19 +2594,19 @@ rope_head145:
 	VMOVUPS     Z9, K1, 288(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head145
+	JNZ         rope_head143
 
-rope_heads_done144:
+rope_heads_done142:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token143
-	JMP  rope_tokens_done142
+	JNZ  rope_token141
+	JMP  rope_tokens_done140
 
-rope_stream141:
-rope_token146:
+rope_stream139:
+rope_token144:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000140, CX, CX
 	ADDQ      BX, CX
@@ -2974,14 +2618,14 @@ rope_token146:
 	VMOVUPS.Z 288(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done147
+	JZ        rope_heads_done145
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x02, R9
 
-rope_head148:
+rope_head146:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3013,214 +2657,18 @@ rope_head148:
 	VMOVUPS     Z9, K1, 288(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head148
+	JNZ         rope_head146
 
-rope_heads_done147:
+rope_heads_done145:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token146
+	JNZ  rope_token144
 
-rope_tokens_done142:
-rope_done123:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done149
-
-combine_token150:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000280, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      320(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       320(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       320(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      384(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       384(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       384(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 160(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      448(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       448(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       448(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 224(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VMOVUPS      Y1, 128(AX)
-	VMOVUPS      Y0, 288(AX)
-	ADDQ         $0x00000140, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token150
-
-combine_done149:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 320(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 320(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 320(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 320(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 384(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 384(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 384(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 384(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 448(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 448(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 448(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 448(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 576(AX)
+rope_tokens_done140:
+rope_done121:
 	VZEROUPPER
 	RET
 
@@ -3232,9 +2680,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done151
+	JZ    far_done147
 
-far_token152:
+far_token148:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -3336,9 +2784,9 @@ far_token152:
 	ADDQ    $0x00000140, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token152
+	JNZ     far_token148
 
-far_done151:
+far_done147:
 	VZEROUPPER
 	RET
 
@@ -3352,23 +2800,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups153
+	JNE   kv_groups149
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows154:
+s1_rows150:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done155
+	JL   s1_rows_done151
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys156:
+s1_keys152:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done157
+	JL            s1_keys_done153
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -3543,13 +2991,13 @@ s1_keys156:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys156
+	JMP           s1_keys152
 
-s1_keys_done157:
+s1_keys_done153:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done159
+	JZ    s1_key_tail_done155
 
-s1_key_tail158:
+s1_key_tail154:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3634,29 +3082,29 @@ s1_key_tail158:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail158
+	JNZ           s1_key_tail154
 
-s1_key_tail_done159:
+s1_key_tail_done155:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows154
+	JMP  s1_rows150
 
-s1_rows_done155:
+s1_rows_done151:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done161
+	JZ    s1_row_tail_done157
 
-s1_row_tail160:
+s1_row_tail156:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done163
+	JZ    s1_row_tail_key_done159
 
-s1_row_tail_key162:
+s1_row_tail_key158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3680,40 +3128,40 @@ s1_row_tail_key162:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key162
+	JNZ           s1_row_tail_key158
 
-s1_row_tail_key_done163:
+s1_row_tail_key_done159:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail160
+	JNZ  s1_row_tail156
 
-s1_row_tail_done161:
+s1_row_tail_done157:
 	VZEROUPPER
 	RET
 
-kv_groups153:
+kv_groups149:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key164
+	JNZ   kv_by_key160
 
-kb_keys165:
+kb_keys161:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done166
+	JL    kb_keys_done162
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done168
+	JZ    kb_query_done164
 
-kb_query167:
+kb_query163:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done170
+	JZ    kb_group_done166
 
-kb_group169:
+kb_group165:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3740,7 +3188,7 @@ kb_group169:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows171:
+kb_rows167:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -3918,42 +3366,42 @@ kb_rows171:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows171
+	JNZ           kb_rows167
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group169
+	JNZ           kb_group165
 
-kb_group_done170:
+kb_group_done166:
 	DECQ R11
-	JNZ  kb_query167
+	JNZ  kb_query163
 
-kb_query_done168:
+kb_query_done164:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys165
+	JMP  kb_keys161
 
-kb_keys_done166:
-kv_by_key164:
+kb_keys_done162:
+kv_by_key160:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done173
+	JZ     kv_key_done169
 
-kv_key172:
+kv_key168:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done175
+	JZ    kv_query_done171
 
-kv_query174:
+kv_query170:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done177
+	JZ    kv_group_done173
 
-kv_group176:
+kv_group172:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3966,9 +3414,9 @@ kv_group176:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done179
+	JZ         kv_head_done175
 
-kv_head178:
+kv_head174:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -3987,24 +3435,24 @@ kv_head178:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head178
+	JNZ           kv_head174
 
-kv_head_done179:
+kv_head_done175:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group176
+	JNZ  kv_group172
 
-kv_group_done177:
+kv_group_done173:
 	DECQ R11
-	JNZ  kv_query174
+	JNZ  kv_query170
 
-kv_query_done175:
+kv_query_done171:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key172
+	JNZ  kv_key168
 
-kv_key_done173:
+kv_key_done169:
 	VZEROUPPER
 	RET
 
@@ -4018,7 +3466,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups180
+	JNE   kv_groups176
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4026,9 +3474,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done182
+	JZ    v1_row_done178
 
-v1_row181:
+v1_row177:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4044,12 +3492,12 @@ v1_row181:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done184
+	JZ           v1_key_done180
 
-v1_key183:
+v1_key179:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero185
+	JZ           v1_zero181
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -4057,13 +3505,13 @@ v1_key183:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero185:
+v1_zero181:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key183
+	JNZ  v1_key179
 
-v1_key_done184:
+v1_key_done180:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -4073,22 +3521,22 @@ v1_key_done184:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row181
+	JNZ     v1_row177
 
-v1_row_done182:
+v1_row_done178:
 	VZEROUPPER
 	RET
 
-kv_groups180:
+kv_groups176:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done187
+	JZ    kv_rescale_done183
 
-kv_rescale186:
+kv_rescale182:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4108,28 +3556,28 @@ kv_rescale186:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale186
+	JNZ          kv_rescale182
 
-kv_rescale_done187:
+kv_rescale_done183:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys188:
+vb_keys184:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done189
+	JL    vb_keys_done185
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done191
+	JZ    vb_query_done187
 
-vb_query190:
+vb_query186:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done193
+	JZ    vb_group_done189
 
-vb_group192:
+vb_group188:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4156,9 +3604,9 @@ vb_group192:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row194
+	JNZ        vb_by_row190
 
-vb_rows196:
+vb_rows192:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4181,28 +3629,73 @@ vb_rows196:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero197
+	JZ           vh_zero193
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero197:
+vh_zero193:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero194
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero198:
+vh_zero194:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero195
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero195:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero196:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero197
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero197:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero198:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4210,44 +3703,44 @@ vh_zero198:
 
 vh_zero199:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero200
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero200:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero201
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero201:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero202
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero202:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero203
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4255,44 +3748,44 @@ vh_zero202:
 
 vh_zero203:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero204
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero204:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero205
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero205:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero206
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero206:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero207
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -4300,61 +3793,16 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero208
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero208:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero209
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero209:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero210
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero210:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero211
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero211:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero208
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero212:
+vh_zero208:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -4378,123 +3826,123 @@ vh_zero212:
 	VMOVUPS      256(R9), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero209
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero213:
+vh_zero209:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero210
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero214:
+vh_zero210:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero211
 	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero211:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero212:
+	VMOVUPS      256(R9)(DX*1), Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero213
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero213:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero214
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero214:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero215
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero215:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero216
-	VBROADCASTSS (R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero216:
-	VMOVUPS      256(R9)(DX*1), Z4
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero217
-	VBROADCASTSS 4(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero217:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero218
-	VBROADCASTSS 4(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero218:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero219
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero219:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero220
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero220:
-	VMOVUPS      256(R9)(DX*2), Z4
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z4
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero221
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero221:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero222
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero222:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero223
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero223:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero224
-	VBROADCASTSS 8(R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero224:
-	VMOVUPS      256(R9)(R10*1), Z4
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero225
-	VBROADCASTSS 12(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero225:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero226
-	VBROADCASTSS 12(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero226:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero227
-	VBROADCASTSS 12(R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero227:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero224
 	VBROADCASTSS 12(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero228:
+vh_zero224:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 576(DI)
 	VMOVUPS Z2, 896(DI)
@@ -4505,15 +3953,15 @@ vh_zero228:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows196
-	JMP     vb_group_next195
+	JNZ     vb_rows192
+	JMP     vb_group_next191
 
-vb_by_row194:
+vb_by_row190:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done230
+	JZ    vb_head_done226
 
-vb_head229:
+vb_head225:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4521,7 +3969,7 @@ vb_head229:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero231
+	JZ           vb_zero227
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -4529,10 +3977,10 @@ vb_head229:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero231:
+vb_zero227:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero232
+	JZ           vb_zero228
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -4540,10 +3988,10 @@ vb_zero231:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero232:
+vb_zero228:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero233
+	JZ           vb_zero229
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R9)(DX*2), Z5, Z0
 	VFMADD231PS  64(R9)(DX*2), Z5, Z1
@@ -4551,10 +3999,10 @@ vb_zero232:
 	VFMADD231PS  192(R9)(DX*2), Z5, Z3
 	VFMADD231PS  256(R9)(DX*2), Z5, Z4
 
-vb_zero233:
+vb_zero229:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero234
+	JZ           vb_zero230
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R9)(R10*1), Z5, Z0
 	VFMADD231PS  64(R9)(R10*1), Z5, Z1
@@ -4562,7 +4010,7 @@ vb_zero233:
 	VFMADD231PS  192(R9)(R10*1), Z5, Z3
 	VFMADD231PS  256(R9)(R10*1), Z5, Z4
 
-vb_zero234:
+vb_zero230:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4571,44 +4019,44 @@ vb_zero234:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head229
+	JNZ     vb_head225
 
-vb_head_done230:
-vb_group_next195:
+vb_head_done226:
+vb_group_next191:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group192
+	JNZ  vb_group188
 
-vb_group_done193:
+vb_group_done189:
 	DECQ R11
-	JNZ  vb_query190
+	JNZ  vb_query186
 
-vb_query_done191:
+vb_query_done187:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys188
+	JMP  vb_keys184
 
-vb_keys_done189:
+vb_keys_done185:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done236
+	JZ     kv_key_done232
 
-kv_key235:
+kv_key231:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done238
+	JZ    kv_query_done234
 
-kv_query237:
+kv_query233:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done240
+	JZ    kv_group_done236
 
-kv_group239:
+kv_group235:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4621,12 +4069,12 @@ kv_group239:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done242
+	JZ         kv_head_done238
 
-kv_head241:
+kv_head237:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero243
+	JZ           kv_zero239
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -4644,28 +4092,28 @@ kv_head241:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero243:
+kv_zero239:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head241
+	JNZ  kv_head237
 
-kv_head_done242:
+kv_head_done238:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group239
+	JNZ  kv_group235
 
-kv_group_done240:
+kv_group_done236:
 	DECQ R12
-	JNZ  kv_query237
+	JNZ  kv_query233
 
-kv_query_done238:
+kv_query_done234:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key235
+	JNZ  kv_key231
 
-kv_key_done236:
+kv_key_done232:
 	VZEROUPPER
 	RET
 
@@ -4678,9 +4126,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop245:
+loop241:
 	CMPQ    CX, $0x00000020
-	JB      loop_end246
+	JB      loop_end242
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4691,23 +4139,23 @@ loop245:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop245
+	JMP     loop241
 
-loop_end246:
-loop247:
+loop_end242:
+loop243:
 	CMPQ    CX, $0x00000010
-	JB      loop_end248
+	JB      loop_end244
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop247
+	JMP     loop243
 
-loop_end248:
+loop_end244:
 	TESTQ     CX, CX
-	JZ        loop_done244
+	JZ        loop_done240
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4715,7 +4163,7 @@ loop_end248:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done244:
+loop_done240:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4725,10 +4173,10 @@ loop_done244:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store249
+	JZ            max_store245
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store249:
+max_store245:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4755,9 +4203,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop251:
+loop247:
 	CMPQ         CX, $0x00000010
-	JB           loop_end252
+	JB           loop_end248
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4779,11 +4227,11 @@ loop251:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop251
+	JMP          loop247
 
-loop_end252:
+loop_end248:
 	TESTQ        CX, CX
-	JZ           loop_done250
+	JZ           loop_done246
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4807,7 +4255,7 @@ loop_end252:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done250:
+loop_done246:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

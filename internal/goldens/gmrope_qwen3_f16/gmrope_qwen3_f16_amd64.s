@@ -838,554 +838,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done35
-
-combine_token36:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000400, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     640(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      640(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      640(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     672(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      672(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      672(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 320(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     704(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      704(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      704(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     736(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      736(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      736(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 352(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     768(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      768(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      768(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     800(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      800(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      800(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 384(AX)
-	VMOVUPD     320(R8), Y0
-	VMOVUPD     832(R8), Y1
-	VMULPD      320(CX), Y0, Y2
-	VMULPD      832(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      832(CX), Y0, Y0
-	VMULPD      320(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     352(R8), Y0
-	VMOVUPD     864(R8), Y1
-	VMULPD      352(CX), Y0, Y2
-	VMULPD      864(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      864(CX), Y0, Y0
-	VMULPD      352(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 160(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 416(AX)
-	VMOVUPD     384(R8), Y0
-	VMOVUPD     896(R8), Y1
-	VMULPD      384(CX), Y0, Y2
-	VMULPD      896(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      896(CX), Y0, Y0
-	VMULPD      384(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     416(R8), Y0
-	VMOVUPD     928(R8), Y1
-	VMULPD      416(CX), Y0, Y2
-	VMULPD      928(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      928(CX), Y0, Y0
-	VMULPD      416(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 192(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 448(AX)
-	VMOVUPD     448(R8), Y0
-	VMOVUPD     960(R8), Y1
-	VMULPD      448(CX), Y0, Y2
-	VMULPD      960(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      960(CX), Y0, Y0
-	VMULPD      448(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     480(R8), Y0
-	VMOVUPD     992(R8), Y1
-	VMULPD      480(CX), Y0, Y2
-	VMULPD      992(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      992(CX), Y0, Y0
-	VMULPD      480(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 224(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 480(AX)
-	ADDQ        $0x00000200, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1394,9 +846,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done37
+	JZ    far_done35
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1638,9 +1090,9 @@ far_token38:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -1654,23 +1106,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1911,13 +1363,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2001,27 +1453,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2065,40 +1517,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2137,7 +1589,7 @@ kb_group55:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2379,42 +1831,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2435,9 +1887,9 @@ kv_group62:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2471,24 +1923,24 @@ kv_head64:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -2502,7 +1954,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2510,9 +1962,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2542,12 +1994,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2562,13 +2014,13 @@ v1_key69:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2594,25 +2046,25 @@ v1_key_done70:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done73
+	JZ           v1_key_done71
 
-v1_key72:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero74
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero74:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key72
+	JNZ  v1_key70
 
-v1_key_done73:
+v1_key_done71:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2621,22 +2073,22 @@ v1_key_done73:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done76
+	JZ    kv_rescale_done74
 
-kv_rescale75:
+kv_rescale73:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2689,28 +2141,28 @@ kv_rescale75:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale75
+	JNZ          kv_rescale73
 
-kv_rescale_done76:
+kv_rescale_done74:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys77:
+vb_keys75:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done78
+	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done80
+	JZ    vb_query_done78
 
-vb_query79:
+vb_query77:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done82
+	JZ    vb_group_done80
 
-vb_group81:
+vb_group79:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2749,9 +2201,9 @@ vb_group81:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row83
+	JNZ        vb_by_row81
 
-vb_rows85:
+vb_rows83:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2766,96 +2218,96 @@ vb_rows85:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero84:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero85:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero86:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero87:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero88:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero89:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero90:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero91:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2878,96 +2330,96 @@ vh_zero93:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero92:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero93:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero94:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero96:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero97:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero98:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero99:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2990,96 +2442,96 @@ vh_zero101:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero100:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero101:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero102:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero104:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero105:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero106:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero107:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3102,96 +2554,96 @@ vh_zero109:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero108:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero109:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero110:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero112:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero113:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero116:
+vh_zero114:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero117:
+vh_zero115:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3204,15 +2656,15 @@ vh_zero117:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows85
-	JMP     vb_group_next84
+	JNZ     vb_rows83
+	JMP     vb_group_next82
 
-vb_by_row83:
+vb_by_row81:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done119
+	JZ    vb_head_done117
 
-vb_head118:
+vb_head116:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3227,7 +2679,7 @@ vb_head118:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero118
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3242,10 +2694,10 @@ vb_head118:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero120:
+vb_zero118:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero119
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3260,10 +2712,10 @@ vb_zero120:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero121:
+vb_zero119:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3278,10 +2730,10 @@ vb_zero121:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero122:
+vb_zero120:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero121
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3296,7 +2748,7 @@ vb_zero122:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero123:
+vb_zero121:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3315,44 +2767,44 @@ vb_zero123:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero122
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero124:
+vb_zero122:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero123
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero125:
+vb_zero123:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero126
+	JZ           vb_zero124
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero126:
+vb_zero124:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero127
+	JZ           vb_zero125
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero127:
+vb_zero125:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3360,44 +2812,44 @@ vb_zero127:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head118
+	JNZ     vb_head116
 
-vb_head_done119:
-vb_group_next84:
+vb_head_done117:
+vb_group_next82:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group81
+	JNZ  vb_group79
 
-vb_group_done82:
+vb_group_done80:
 	DECQ R11
-	JNZ  vb_query79
+	JNZ  vb_query77
 
-vb_query_done80:
+vb_query_done78:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys77
+	JMP  vb_keys75
 
-vb_keys_done78:
+vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done129
+	JZ     kv_key_done127
 
-kv_key128:
+kv_key126:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done131
+	JZ    kv_query_done129
 
-kv_query130:
+kv_query128:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done133
+	JZ    kv_group_done131
 
-kv_group132:
+kv_group130:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3418,12 +2870,12 @@ kv_group132:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done135
+	JZ         kv_head_done133
 
-kv_head134:
+kv_head132:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero136
+	JZ           kv_zero134
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3474,28 +2926,28 @@ kv_head134:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero136:
+kv_zero134:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head134
+	JNZ  kv_head132
 
-kv_head_done135:
+kv_head_done133:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group132
+	JNZ  kv_group130
 
-kv_group_done133:
+kv_group_done131:
 	DECQ R12
-	JNZ  kv_query130
+	JNZ  kv_query128
 
-kv_query_done131:
+kv_query_done129:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key128
+	JNZ  kv_key126
 
-kv_key_done129:
+kv_key_done127:
 	VZEROUPPER
 	RET
 
@@ -3508,9 +2960,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop138:
+loop136:
 	CMPQ    CX, $0x00000010
-	JB      loop_end139
+	JB      loop_end137
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3521,23 +2973,23 @@ loop138:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop138
+	JMP     loop136
 
-loop_end139:
-loop140:
+loop_end137:
+loop138:
 	CMPQ    CX, $0x00000008
-	JB      loop_end141
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop140
+	JMP     loop138
 
-loop_end141:
+loop_end139:
 	TESTQ      CX, CX
-	JZ         loop_done137
+	JZ         loop_done135
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3547,7 +2999,7 @@ loop_end141:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done137:
+loop_done135:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3555,10 +3007,10 @@ loop_done137:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store142
+	JZ           max_store140
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store142:
+max_store140:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3578,9 +3030,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop144:
+loop142:
 	CMPQ         CX, $0x00000008
-	JB           loop_end145
+	JB           loop_end143
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3603,11 +3055,11 @@ loop144:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop144
+	JMP          loop142
 
-loop_end145:
+loop_end143:
 	TESTQ        CX, CX
-	JZ           loop_done143
+	JZ           loop_done141
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3633,7 +3085,7 @@ loop_end145:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done143:
+loop_done141:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3651,9 +3103,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop146:
+widen_loop144:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end147
+	JB        widen_loop_end145
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -3665,39 +3117,39 @@ widen_loop146:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop146
+	JMP       widen_loop144
 
-widen_loop_end147:
-widen_loop148:
+widen_loop_end145:
+widen_loop146:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end149
+	JB        widen_loop_end147
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop148
+	JMP       widen_loop146
 
-widen_loop_end149:
+widen_loop_end147:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail150
+	JZ        widen_tail148
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail150:
+widen_tail148:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail151
+	JZ        widen_tail149
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail151:
+widen_tail149:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail152
+	JZ        widen_tail150
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -3705,7 +3157,7 @@ widen_tail151:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail152:
+widen_tail150:
 	VZEROUPPER
 	RET
 
@@ -3719,23 +3171,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups153
+	JNE   kv_groups151
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows154:
+s1_rows152:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done155
+	JL   s1_rows_done153
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys156:
+s1_keys154:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done157
+	JL           s1_keys_done155
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3976,13 +3428,13 @@ s1_keys156:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys156
+	JMP          s1_keys154
 
-s1_keys_done157:
+s1_keys_done155:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done159
+	JZ    s1_key_tail_done157
 
-s1_key_tail158:
+s1_key_tail156:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -4098,27 +3550,27 @@ s1_key_tail158:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail158
+	JNZ          s1_key_tail156
 
-s1_key_tail_done159:
+s1_key_tail_done157:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows154
+	JMP  s1_rows152
 
-s1_rows_done155:
+s1_rows_done153:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done161
+	JZ    s1_row_tail_done159
 
-s1_row_tail160:
+s1_row_tail158:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done163
+	JZ    s1_row_tail_key_done161
 
-s1_row_tail_key162:
+s1_row_tail_key160:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -4178,40 +3630,40 @@ s1_row_tail_key162:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key162
+	JNZ          s1_row_tail_key160
 
-s1_row_tail_key_done163:
+s1_row_tail_key_done161:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail160
+	JNZ  s1_row_tail158
 
-s1_row_tail_done161:
+s1_row_tail_done159:
 	VZEROUPPER
 	RET
 
-kv_groups153:
+kv_groups151:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key164
+	JNZ   kv_by_key162
 
-kb_keys165:
+kb_keys163:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done166
+	JL    kb_keys_done164
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done168
+	JZ    kb_query_done166
 
-kb_query167:
+kb_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done170
+	JZ    kb_group_done168
 
-kb_group169:
+kb_group167:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4234,7 +3686,7 @@ kb_group169:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows171:
+kb_rows169:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -4476,42 +3928,42 @@ kb_rows171:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows171
+	JNZ          kb_rows169
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group169
+	JNZ          kb_group167
 
-kb_group_done170:
+kb_group_done168:
 	DECQ R11
-	JNZ  kb_query167
+	JNZ  kb_query165
 
-kb_query_done168:
+kb_query_done166:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys165
+	JMP  kb_keys163
 
-kb_keys_done166:
-kv_by_key164:
+kb_keys_done164:
+kv_by_key162:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done173
+	JZ     kv_key_done171
 
-kv_key172:
+kv_key170:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done175
+	JZ    kv_query_done173
 
-kv_query174:
+kv_query172:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done177
+	JZ    kv_group_done175
 
-kv_group176:
+kv_group174:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4528,9 +3980,9 @@ kv_group176:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done179
+	JZ         kv_head_done177
 
-kv_head178:
+kv_head176:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4570,24 +4022,24 @@ kv_head178:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head178
+	JNZ          kv_head176
 
-kv_head_done179:
+kv_head_done177:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group176
+	JNZ  kv_group174
 
-kv_group_done177:
+kv_group_done175:
 	DECQ R11
-	JNZ  kv_query174
+	JNZ  kv_query172
 
-kv_query_done175:
+kv_query_done173:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key172
+	JNZ  kv_key170
 
-kv_key_done173:
+kv_key_done171:
 	VZEROUPPER
 	RET
 
@@ -4601,7 +4053,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups180
+	JNE   kv_groups178
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4609,9 +4061,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done182
+	JZ    v1_row_done180
 
-v1_row181:
+v1_row179:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4641,12 +4093,12 @@ v1_row181:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done184
+	JZ           v1_key_done182
 
-v1_key183:
+v1_key181:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero185
+	JZ           v1_zero183
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y0, Y1
@@ -4673,13 +4125,13 @@ v1_key183:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero185:
+v1_zero183:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key183
+	JNZ  v1_key181
 
-v1_key_done184:
+v1_key_done182:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -4705,12 +4157,12 @@ v1_key_done184:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done187
+	JZ           v1_key_done185
 
-v1_key186:
+v1_key184:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero188
+	JZ           v1_zero186
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y0, Y1
@@ -4721,13 +4173,13 @@ v1_key186:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero188:
+v1_zero186:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key186
+	JNZ  v1_key184
 
-v1_key_done187:
+v1_key_done185:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -4736,22 +4188,22 @@ v1_key_done187:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row181
+	JNZ     v1_row179
 
-v1_row_done182:
+v1_row_done180:
 	VZEROUPPER
 	RET
 
-kv_groups180:
+kv_groups178:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done190
+	JZ    kv_rescale_done188
 
-kv_rescale189:
+kv_rescale187:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4804,28 +4256,28 @@ kv_rescale189:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale189
+	JNZ          kv_rescale187
 
-kv_rescale_done190:
+kv_rescale_done188:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys191:
+vb_keys189:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done192
+	JL    vb_keys_done190
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done194
+	JZ    vb_query_done192
 
-vb_query193:
+vb_query191:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done196
+	JZ    vb_group_done194
 
-vb_group195:
+vb_group193:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4848,9 +4300,9 @@ vb_group195:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row197
+	JNZ        vb_by_row195
 
-vb_rows199:
+vb_rows197:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4865,96 +4317,96 @@ vb_rows199:
 	VCVTPH2PS    48(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero198
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero200:
+vh_zero198:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero199
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero201:
+vh_zero199:
 	VCVTPH2PS    (R9)(DX*1), Y8
 	VCVTPH2PS    16(R9)(DX*1), Y9
 	VCVTPH2PS    32(R9)(DX*1), Y10
 	VCVTPH2PS    48(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero200
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero202:
+vh_zero200:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero201
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero203:
+vh_zero201:
 	VCVTPH2PS    (R9)(DX*2), Y8
 	VCVTPH2PS    16(R9)(DX*2), Y9
 	VCVTPH2PS    32(R9)(DX*2), Y10
 	VCVTPH2PS    48(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero202
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero204:
+vh_zero202:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero203
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero205:
+vh_zero203:
 	VCVTPH2PS    (R9)(R10*1), Y8
 	VCVTPH2PS    16(R9)(R10*1), Y9
 	VCVTPH2PS    32(R9)(R10*1), Y10
 	VCVTPH2PS    48(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero204
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero206:
+vh_zero204:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero205
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero207:
+vh_zero205:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4977,96 +4429,96 @@ vh_zero207:
 	VCVTPH2PS    112(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero206
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero208:
+vh_zero206:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero207
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero209:
+vh_zero207:
 	VCVTPH2PS    64(R9)(DX*1), Y8
 	VCVTPH2PS    80(R9)(DX*1), Y9
 	VCVTPH2PS    96(R9)(DX*1), Y10
 	VCVTPH2PS    112(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero208
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero210:
+vh_zero208:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero209
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero211:
+vh_zero209:
 	VCVTPH2PS    64(R9)(DX*2), Y8
 	VCVTPH2PS    80(R9)(DX*2), Y9
 	VCVTPH2PS    96(R9)(DX*2), Y10
 	VCVTPH2PS    112(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero210
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero212:
+vh_zero210:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero211
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero213:
+vh_zero211:
 	VCVTPH2PS    64(R9)(R10*1), Y8
 	VCVTPH2PS    80(R9)(R10*1), Y9
 	VCVTPH2PS    96(R9)(R10*1), Y10
 	VCVTPH2PS    112(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero212
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero214:
+vh_zero212:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero213
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero215:
+vh_zero213:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -5089,96 +4541,96 @@ vh_zero215:
 	VCVTPH2PS    176(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero214
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero216:
+vh_zero214:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero215
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero217:
+vh_zero215:
 	VCVTPH2PS    128(R9)(DX*1), Y8
 	VCVTPH2PS    144(R9)(DX*1), Y9
 	VCVTPH2PS    160(R9)(DX*1), Y10
 	VCVTPH2PS    176(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
+	JZ           vh_zero216
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero218:
+vh_zero216:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero219
+	JZ           vh_zero217
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero219:
+vh_zero217:
 	VCVTPH2PS    128(R9)(DX*2), Y8
 	VCVTPH2PS    144(R9)(DX*2), Y9
 	VCVTPH2PS    160(R9)(DX*2), Y10
 	VCVTPH2PS    176(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero218
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero220:
+vh_zero218:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero219
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero221:
+vh_zero219:
 	VCVTPH2PS    128(R9)(R10*1), Y8
 	VCVTPH2PS    144(R9)(R10*1), Y9
 	VCVTPH2PS    160(R9)(R10*1), Y10
 	VCVTPH2PS    176(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero220
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero222:
+vh_zero220:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero221
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero223:
+vh_zero221:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -5201,96 +4653,96 @@ vh_zero223:
 	VCVTPH2PS    240(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero224
+	JZ           vh_zero222
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero224:
+vh_zero222:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero225
+	JZ           vh_zero223
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero225:
+vh_zero223:
 	VCVTPH2PS    192(R9)(DX*1), Y8
 	VCVTPH2PS    208(R9)(DX*1), Y9
 	VCVTPH2PS    224(R9)(DX*1), Y10
 	VCVTPH2PS    240(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero226
+	JZ           vh_zero224
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero226:
+vh_zero224:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero227
+	JZ           vh_zero225
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero227:
+vh_zero225:
 	VCVTPH2PS    192(R9)(DX*2), Y8
 	VCVTPH2PS    208(R9)(DX*2), Y9
 	VCVTPH2PS    224(R9)(DX*2), Y10
 	VCVTPH2PS    240(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero226
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero228:
+vh_zero226:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero229
+	JZ           vh_zero227
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero229:
+vh_zero227:
 	VCVTPH2PS    192(R9)(R10*1), Y8
 	VCVTPH2PS    208(R9)(R10*1), Y9
 	VCVTPH2PS    224(R9)(R10*1), Y10
 	VCVTPH2PS    240(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero230
+	JZ           vh_zero228
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero230:
+vh_zero228:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero231
+	JZ           vh_zero229
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero231:
+vh_zero229:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5303,15 +4755,15 @@ vh_zero231:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows199
-	JMP     vb_group_next198
+	JNZ     vb_rows197
+	JMP     vb_group_next196
 
-vb_by_row197:
+vb_by_row195:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done233
+	JZ    vb_head_done231
 
-vb_head232:
+vb_head230:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5326,7 +4778,7 @@ vb_head232:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero234
+	JZ           vb_zero232
 	VBROADCASTSS (R8), Y12
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5353,10 +4805,10 @@ vb_head232:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero234:
+vb_zero232:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero235
+	JZ           vb_zero233
 	VBROADCASTSS 4(R8), Y12
 	VCVTPH2PS    (R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5383,10 +4835,10 @@ vb_zero234:
 	VCVTPH2PS    176(R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero235:
+vb_zero233:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero236
+	JZ           vb_zero234
 	VBROADCASTSS 8(R8), Y12
 	VCVTPH2PS    (R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5413,10 +4865,10 @@ vb_zero235:
 	VCVTPH2PS    176(R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero236:
+vb_zero234:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero237
+	JZ           vb_zero235
 	VBROADCASTSS 12(R8), Y12
 	VCVTPH2PS    (R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5443,7 +4895,7 @@ vb_zero236:
 	VCVTPH2PS    176(R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero237:
+vb_zero235:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5462,7 +4914,7 @@ vb_zero237:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero238
+	JZ           vb_zero236
 	VBROADCASTSS (R8), Y4
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5473,10 +4925,10 @@ vb_zero237:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero238:
+vb_zero236:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero239
+	JZ           vb_zero237
 	VBROADCASTSS 4(R8), Y4
 	VCVTPH2PS    192(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5487,10 +4939,10 @@ vb_zero238:
 	VCVTPH2PS    240(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero239:
+vb_zero237:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero240
+	JZ           vb_zero238
 	VBROADCASTSS 8(R8), Y4
 	VCVTPH2PS    192(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5501,10 +4953,10 @@ vb_zero239:
 	VCVTPH2PS    240(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero240:
+vb_zero238:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero241
+	JZ           vb_zero239
 	VBROADCASTSS 12(R8), Y4
 	VCVTPH2PS    192(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5515,7 +4967,7 @@ vb_zero240:
 	VCVTPH2PS    240(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero241:
+vb_zero239:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5523,44 +4975,44 @@ vb_zero241:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head232
+	JNZ     vb_head230
 
-vb_head_done233:
-vb_group_next198:
+vb_head_done231:
+vb_group_next196:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group195
+	JNZ  vb_group193
 
-vb_group_done196:
+vb_group_done194:
 	DECQ R11
-	JNZ  vb_query193
+	JNZ  vb_query191
 
-vb_query_done194:
+vb_query_done192:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys191
+	JMP  vb_keys189
 
-vb_keys_done192:
+vb_keys_done190:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done243
+	JZ     kv_key_done241
 
-kv_key242:
+kv_key240:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done245
+	JZ    kv_query_done243
 
-kv_query244:
+kv_query242:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done247
+	JZ    kv_group_done245
 
-kv_group246:
+kv_group244:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5577,12 +5029,12 @@ kv_group246:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done249
+	JZ         kv_head_done247
 
-kv_head248:
+kv_head246:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero250
+	JZ           kv_zero248
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5639,28 +5091,28 @@ kv_head248:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero250:
+kv_zero248:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head248
+	JNZ  kv_head246
 
-kv_head_done249:
+kv_head_done247:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group246
+	JNZ  kv_group244
 
-kv_group_done247:
+kv_group_done245:
 	DECQ R12
-	JNZ  kv_query244
+	JNZ  kv_query242
 
-kv_query_done245:
+kv_query_done243:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key242
+	JNZ  kv_key240
 
-kv_key_done243:
+kv_key_done241:
 	VZEROUPPER
 	RET
 
@@ -5675,18 +5127,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done251
+	JZ     rope_done249
 	TESTL  R8, R8
-	JS     rope_inverse252
+	JS     rope_inverse250
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream253
+	JA     rope_stream251
 
-rope_token255:
+rope_token253:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -5700,14 +5152,14 @@ rope_token255:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done256
+	JZ      rope_heads_done254
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src257
+	JNE     rope_heads_from_src255
 
-rope_head258:
+rope_head256:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5742,13 +5194,13 @@ rope_head258:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head258
-	JMP         rope_heads_done256
+	JNZ         rope_head256
+	JMP         rope_heads_done254
 
-rope_heads_from_src257:
+rope_heads_from_src255:
 	MOVQ CX, R10
 
-rope_head259:
+rope_head257:
 	VCVTPH2PS   (R10), Z8
 	VCVTPH2PS   128(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5784,17 +5236,17 @@ rope_head259:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head259
+	JNZ         rope_head257
 
-rope_heads_done256:
+rope_heads_done254:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done260
+	JZ    rope_heads_done258
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head261:
+rope_head259:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5829,9 +5281,9 @@ rope_head261:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head261
+	JNZ         rope_head259
 
-rope_heads_done260:
+rope_heads_done258:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5841,11 +5293,11 @@ rope_heads_done260:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token255
-	JMP  rope_tokens_done254
+	JNZ  rope_token253
+	JMP  rope_tokens_done252
 
-rope_stream253:
-rope_token262:
+rope_stream251:
+rope_token260:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -5859,16 +5311,16 @@ rope_token262:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done263
+	JZ      rope_heads_done261
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src264
+	JNE     rope_heads_from_src262
 
-rope_head265:
+rope_head263:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5907,13 +5359,13 @@ rope_head265:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head265
-	JMP         rope_heads_done263
+	JNZ         rope_head263
+	JMP         rope_heads_done261
 
-rope_heads_from_src264:
+rope_heads_from_src262:
 	MOVQ CX, R10
 
-rope_head266:
+rope_head264:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5953,19 +5405,19 @@ rope_head266:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head266
+	JNZ         rope_head264
 
-rope_heads_done263:
+rope_heads_done261:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done267
+	JZ    rope_heads_done265
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head268:
+rope_head266:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -6004,9 +5456,9 @@ rope_head268:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head268
+	JNZ         rope_head266
 
-rope_heads_done267:
+rope_heads_done265:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6016,21 +5468,21 @@ rope_heads_done267:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token262
+	JNZ  rope_token260
 
-rope_tokens_done254:
-	JMP rope_done251
+rope_tokens_done252:
+	JMP rope_done249
 
-rope_inverse252:
+rope_inverse250:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream269
+	JA     rope_stream267
 
-rope_token271:
+rope_token269:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -6044,12 +5496,12 @@ rope_token271:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done272
+	JZ      rope_heads_done270
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head273:
+rope_head271:
 	VCVTPH2PS   (DX), Z8
 	VCVTPH2PS   128(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6084,19 +5536,19 @@ rope_head273:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head273
+	JNZ         rope_head271
 
-rope_heads_done272:
+rope_heads_done270:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token271
-	JMP  rope_tokens_done270
+	JNZ  rope_token269
+	JMP  rope_tokens_done268
 
-rope_stream269:
-rope_token274:
+rope_stream267:
+rope_token272:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -6110,14 +5562,14 @@ rope_token274:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done275
+	JZ      rope_heads_done273
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head276:
+rope_head274:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -6156,310 +5608,18 @@ rope_head276:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head276
+	JNZ         rope_head274
 
-rope_heads_done275:
+rope_heads_done273:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token274
+	JNZ  rope_token272
 
-rope_tokens_done270:
-rope_done251:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done277
-
-combine_token278:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000400, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 256(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      640(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       640(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       640(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      704(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       704(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       704(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 320(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      768(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       768(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       768(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      320(R8), Z0
-	VMOVUPD      832(R8), Z1
-	VMULPD       320(CX), Z0, Z2
-	VMULPD       832(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       832(CX), Z0, Z0
-	VMULPD       320(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 128(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 384(AX)
-	VMOVUPD      384(R8), Z0
-	VMOVUPD      896(R8), Z1
-	VMULPD       384(CX), Z0, Z2
-	VMULPD       896(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       896(CX), Z0, Z0
-	VMULPD       384(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      448(R8), Z0
-	VMOVUPD      960(R8), Z1
-	VMULPD       448(CX), Z0, Z2
-	VMULPD       960(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       960(CX), Z0, Z0
-	VMULPD       448(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 192(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token278
-
-combine_done277:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done268:
+rope_done249:
 	VZEROUPPER
 	RET
 
@@ -6471,9 +5631,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done279
+	JZ    far_done275
 
-far_token280:
+far_token276:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -6603,9 +5763,9 @@ far_token280:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token280
+	JNZ     far_token276
 
-far_done279:
+far_done275:
 	VZEROUPPER
 	RET
 
@@ -6619,23 +5779,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups281
+	JNE   kv_groups277
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows282:
+s1_rows278:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done283
+	JL   s1_rows_done279
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys284:
+s1_keys280:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done285
+	JL            s1_keys_done281
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -6882,13 +6042,13 @@ s1_keys284:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys284
+	JMP           s1_keys280
 
-s1_keys_done285:
+s1_keys_done281:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done287
+	JZ    s1_key_tail_done283
 
-s1_key_tail286:
+s1_key_tail282:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6997,29 +6157,29 @@ s1_key_tail286:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail286
+	JNZ           s1_key_tail282
 
-s1_key_tail_done287:
+s1_key_tail_done283:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows282
+	JMP  s1_rows278
 
-s1_rows_done283:
+s1_rows_done279:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done289
+	JZ    s1_row_tail_done285
 
-s1_row_tail288:
+s1_row_tail284:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done291
+	JZ    s1_row_tail_key_done287
 
-s1_row_tail_key290:
+s1_row_tail_key286:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7049,40 +6209,40 @@ s1_row_tail_key290:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key290
+	JNZ           s1_row_tail_key286
 
-s1_row_tail_key_done291:
+s1_row_tail_key_done287:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail288
+	JNZ  s1_row_tail284
 
-s1_row_tail_done289:
+s1_row_tail_done285:
 	VZEROUPPER
 	RET
 
-kv_groups281:
+kv_groups277:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key292
+	JNZ   kv_by_key288
 
-kb_keys293:
+kb_keys289:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done294
+	JL    kb_keys_done290
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done296
+	JZ    kb_query_done292
 
-kb_query295:
+kb_query291:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done298
+	JZ    kb_group_done294
 
-kb_group297:
+kb_group293:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7121,7 +6281,7 @@ kb_group297:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows299:
+kb_rows295:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -7371,42 +6531,42 @@ kb_rows299:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows299
+	JNZ           kb_rows295
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group297
+	JNZ           kb_group293
 
-kb_group_done298:
+kb_group_done294:
 	DECQ R11
-	JNZ  kb_query295
+	JNZ  kb_query291
 
-kb_query_done296:
+kb_query_done292:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys293
+	JMP  kb_keys289
 
-kb_keys_done294:
-kv_by_key292:
+kb_keys_done290:
+kv_by_key288:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done301
+	JZ     kv_key_done297
 
-kv_key300:
+kv_key296:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done303
+	JZ    kv_query_done299
 
-kv_query302:
+kv_query298:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done305
+	JZ    kv_group_done301
 
-kv_group304:
+kv_group300:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7425,9 +6585,9 @@ kv_group304:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done307
+	JZ         kv_head_done303
 
-kv_head306:
+kv_head302:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -7449,24 +6609,24 @@ kv_head306:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head306
+	JNZ           kv_head302
 
-kv_head_done307:
+kv_head_done303:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group304
+	JNZ  kv_group300
 
-kv_group_done305:
+kv_group_done301:
 	DECQ R11
-	JNZ  kv_query302
+	JNZ  kv_query298
 
-kv_query_done303:
+kv_query_done299:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key300
+	JNZ  kv_key296
 
-kv_key_done301:
+kv_key_done297:
 	VZEROUPPER
 	RET
 
@@ -7480,7 +6640,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups308
+	JNE   kv_groups304
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7488,9 +6648,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done310
+	JZ    v1_row_done306
 
-v1_row309:
+v1_row305:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7512,12 +6672,12 @@ v1_row309:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done312
+	JZ           v1_key_done308
 
-v1_key311:
+v1_key307:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero313
+	JZ           v1_zero309
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -7528,13 +6688,13 @@ v1_key311:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero313:
+v1_zero309:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key311
+	JNZ  v1_key307
 
-v1_key_done312:
+v1_key_done308:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7547,22 +6707,22 @@ v1_key_done312:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row309
+	JNZ     v1_row305
 
-v1_row_done310:
+v1_row_done306:
 	VZEROUPPER
 	RET
 
-kv_groups308:
+kv_groups304:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done315
+	JZ    kv_rescale_done311
 
-kv_rescale314:
+kv_rescale310:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7591,28 +6751,28 @@ kv_rescale314:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale314
+	JNZ          kv_rescale310
 
-kv_rescale_done315:
+kv_rescale_done311:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys316:
+vb_keys312:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done317
+	JL    vb_keys_done313
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done319
+	JZ    vb_query_done315
 
-vb_query318:
+vb_query314:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done321
+	JZ    vb_group_done317
 
-vb_group320:
+vb_group316:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -7651,9 +6811,9 @@ vb_group320:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row322
+	JNZ        vb_by_row318
 
-vb_rows324:
+vb_rows320:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7676,28 +6836,73 @@ vb_rows324:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero325
+	JZ           vh_zero321
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero325:
+vh_zero321:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero326
+	JZ           vh_zero322
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero326:
+vh_zero322:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero327
+	JZ           vh_zero323
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero323:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero324
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero324:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero325
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero325:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero326
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero326:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero327
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7705,44 +6910,44 @@ vh_zero326:
 
 vh_zero327:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero328
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero328:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero329
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero329:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero330
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero330:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero331
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7750,44 +6955,44 @@ vh_zero330:
 
 vh_zero331:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero332
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero332:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero333
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero333:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero334
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero334:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero335
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7795,61 +7000,16 @@ vh_zero334:
 
 vh_zero335:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero336
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero336:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero337
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero337:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero338
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero338:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero339
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero339:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero340
+	JZ           vh_zero336
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero340:
+vh_zero336:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7888,28 +7048,73 @@ vh_zero340:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero341
+	JZ           vh_zero337
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero341:
+vh_zero337:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero342
+	JZ           vh_zero338
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero342:
+vh_zero338:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero343
+	JZ           vh_zero339
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero339:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero340
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero340:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero341
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero341:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero342
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero342:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero343
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7917,44 +7122,44 @@ vh_zero342:
 
 vh_zero343:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero344
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero344:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero345
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero345:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero346
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero346:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero347
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7962,44 +7167,44 @@ vh_zero346:
 
 vh_zero347:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero348
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero348:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero349
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero349:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero350
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero350:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero351
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8007,61 +7212,16 @@ vh_zero350:
 
 vh_zero351:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero352
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero352:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero353
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero353:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero354
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero354:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero355
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero355:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero356
+	JZ           vh_zero352
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero356:
+vh_zero352:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -8084,15 +7244,15 @@ vh_zero356:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows324
-	JMP     vb_group_next323
+	JNZ     vb_rows320
+	JMP     vb_group_next319
 
-vb_by_row322:
+vb_by_row318:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done358
+	JZ    vb_head_done354
 
-vb_head357:
+vb_head353:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8103,7 +7263,7 @@ vb_head357:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero359
+	JZ           vb_zero355
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -8114,10 +7274,10 @@ vb_head357:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero359:
+vb_zero355:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero360
+	JZ           vb_zero356
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -8128,10 +7288,10 @@ vb_zero359:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero360:
+vb_zero356:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero361
+	JZ           vb_zero357
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -8142,10 +7302,10 @@ vb_zero360:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero361:
+vb_zero357:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero362
+	JZ           vb_zero358
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -8156,7 +7316,7 @@ vb_zero361:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero362:
+vb_zero358:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8168,44 +7328,44 @@ vb_zero362:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head357
+	JNZ     vb_head353
 
-vb_head_done358:
-vb_group_next323:
+vb_head_done354:
+vb_group_next319:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group320
+	JNZ  vb_group316
 
-vb_group_done321:
+vb_group_done317:
 	DECQ R11
-	JNZ  vb_query318
+	JNZ  vb_query314
 
-vb_query_done319:
+vb_query_done315:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys316
+	JMP  vb_keys312
 
-vb_keys_done317:
+vb_keys_done313:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done364
+	JZ     kv_key_done360
 
-kv_key363:
+kv_key359:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done366
+	JZ    kv_query_done362
 
-kv_query365:
+kv_query361:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done368
+	JZ    kv_group_done364
 
-kv_group367:
+kv_group363:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8224,12 +7384,12 @@ kv_group367:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done370
+	JZ         kv_head_done366
 
-kv_head369:
+kv_head365:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero371
+	JZ           kv_zero367
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -8256,28 +7416,28 @@ kv_head369:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero371:
+kv_zero367:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head369
+	JNZ  kv_head365
 
-kv_head_done370:
+kv_head_done366:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group367
+	JNZ  kv_group363
 
-kv_group_done368:
+kv_group_done364:
 	DECQ R12
-	JNZ  kv_query365
+	JNZ  kv_query361
 
-kv_query_done366:
+kv_query_done362:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key363
+	JNZ  kv_key359
 
-kv_key_done364:
+kv_key_done360:
 	VZEROUPPER
 	RET
 
@@ -8290,9 +7450,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop373:
+loop369:
 	CMPQ    CX, $0x00000020
-	JB      loop_end374
+	JB      loop_end370
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -8303,23 +7463,23 @@ loop373:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop373
+	JMP     loop369
 
-loop_end374:
-loop375:
+loop_end370:
+loop371:
 	CMPQ    CX, $0x00000010
-	JB      loop_end376
+	JB      loop_end372
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop375
+	JMP     loop371
 
-loop_end376:
+loop_end372:
 	TESTQ     CX, CX
-	JZ        loop_done372
+	JZ        loop_done368
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8327,7 +7487,7 @@ loop_end376:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done372:
+loop_done368:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8337,10 +7497,10 @@ loop_done372:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store377
+	JZ            max_store373
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store377:
+max_store373:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8367,9 +7527,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop379:
+loop375:
 	CMPQ         CX, $0x00000010
-	JB           loop_end380
+	JB           loop_end376
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -8391,11 +7551,11 @@ loop379:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop379
+	JMP          loop375
 
-loop_end380:
+loop_end376:
 	TESTQ        CX, CX
-	JZ           loop_done378
+	JZ           loop_done374
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -8419,7 +7579,7 @@ loop_end380:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done378:
+loop_done374:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -8447,9 +7607,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop381:
+widen_loop377:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end382
+	JB        widen_loop_end378
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -8461,56 +7621,56 @@ widen_loop381:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop381
+	JMP       widen_loop377
 
-widen_loop_end382:
-widen_loop383:
+widen_loop_end378:
+widen_loop379:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end384
+	JB        widen_loop_end380
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop383
+	JMP       widen_loop379
 
-widen_loop_end384:
+widen_loop_end380:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail385
+	JZ          widen_tail381
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail385:
+widen_tail381:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail386
+	JZ          widen_tail382
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail386:
+widen_tail382:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail387
+	JZ          widen_tail383
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail387:
+widen_tail383:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail388
+	JZ          widen_tail384
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail388:
+widen_tail384:
 	VZEROUPPER
 	RET
 
@@ -8524,23 +7684,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups389
+	JNE   kv_groups385
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows390:
+s1_rows386:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done391
+	JL   s1_rows_done387
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys392:
+s1_keys388:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done393
+	JL            s1_keys_done389
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -8787,13 +7947,13 @@ s1_keys392:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys392
+	JMP           s1_keys388
 
-s1_keys_done393:
+s1_keys_done389:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done395
+	JZ    s1_key_tail_done391
 
-s1_key_tail394:
+s1_key_tail390:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8934,29 +8094,29 @@ s1_key_tail394:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail394
+	JNZ           s1_key_tail390
 
-s1_key_tail_done395:
+s1_key_tail_done391:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows390
+	JMP  s1_rows386
 
-s1_rows_done391:
+s1_rows_done387:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done397
+	JZ    s1_row_tail_done393
 
-s1_row_tail396:
+s1_row_tail392:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done399
+	JZ    s1_row_tail_key_done395
 
-s1_row_tail_key398:
+s1_row_tail_key394:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8994,40 +8154,40 @@ s1_row_tail_key398:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key398
+	JNZ           s1_row_tail_key394
 
-s1_row_tail_key_done399:
+s1_row_tail_key_done395:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail396
+	JNZ  s1_row_tail392
 
-s1_row_tail_done397:
+s1_row_tail_done393:
 	VZEROUPPER
 	RET
 
-kv_groups389:
+kv_groups385:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key400
+	JNZ   kv_by_key396
 
-kb_keys401:
+kb_keys397:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done402
+	JL    kb_keys_done398
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done404
+	JZ    kb_query_done400
 
-kb_query403:
+kb_query399:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done406
+	JZ    kb_group_done402
 
-kb_group405:
+kb_group401:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9050,7 +8210,7 @@ kb_group405:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows407:
+kb_rows403:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -9300,42 +8460,42 @@ kb_rows407:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows407
+	JNZ           kb_rows403
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group405
+	JNZ           kb_group401
 
-kb_group_done406:
+kb_group_done402:
 	DECQ R11
-	JNZ  kb_query403
+	JNZ  kb_query399
 
-kb_query_done404:
+kb_query_done400:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys401
+	JMP  kb_keys397
 
-kb_keys_done402:
-kv_by_key400:
+kb_keys_done398:
+kv_by_key396:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done409
+	JZ     kv_key_done405
 
-kv_key408:
+kv_key404:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done411
+	JZ    kv_query_done407
 
-kv_query410:
+kv_query406:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done413
+	JZ    kv_group_done409
 
-kv_group412:
+kv_group408:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9350,9 +8510,9 @@ kv_group412:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done415
+	JZ         kv_head_done411
 
-kv_head414:
+kv_head410:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -9374,24 +8534,24 @@ kv_head414:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head414
+	JNZ           kv_head410
 
-kv_head_done415:
+kv_head_done411:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group412
+	JNZ  kv_group408
 
-kv_group_done413:
+kv_group_done409:
 	DECQ R11
-	JNZ  kv_query410
+	JNZ  kv_query406
 
-kv_query_done411:
+kv_query_done407:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key408
+	JNZ  kv_key404
 
-kv_key_done409:
+kv_key_done405:
 	VZEROUPPER
 	RET
 
@@ -9405,7 +8565,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups416
+	JNE   kv_groups412
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9413,9 +8573,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done418
+	JZ    v1_row_done414
 
-v1_row417:
+v1_row413:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9437,12 +8597,12 @@ v1_row417:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done420
+	JZ           v1_key_done416
 
-v1_key419:
+v1_key415:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero421
+	JZ           v1_zero417
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -9461,13 +8621,13 @@ v1_key419:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero421:
+v1_zero417:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key419
+	JNZ  v1_key415
 
-v1_key_done420:
+v1_key_done416:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9480,22 +8640,22 @@ v1_key_done420:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row417
+	JNZ     v1_row413
 
-v1_row_done418:
+v1_row_done414:
 	VZEROUPPER
 	RET
 
-kv_groups416:
+kv_groups412:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done423
+	JZ    kv_rescale_done419
 
-kv_rescale422:
+kv_rescale418:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9524,28 +8684,28 @@ kv_rescale422:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale422
+	JNZ          kv_rescale418
 
-kv_rescale_done423:
+kv_rescale_done419:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys424:
+vb_keys420:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done425
+	JL    vb_keys_done421
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done427
+	JZ    vb_query_done423
 
-vb_query426:
+vb_query422:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done429
+	JZ    vb_group_done425
 
-vb_group428:
+vb_group424:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -9589,9 +8749,9 @@ vb_group428:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row430
+	JNZ        vb_by_row426
 
-vb_rows432:
+vb_rows428:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9614,28 +8774,73 @@ vb_rows432:
 	VCVTPH2PS    96(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero433
+	JZ           vh_zero429
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero433:
+vh_zero429:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero434
+	JZ           vh_zero430
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero434:
+vh_zero430:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero435
+	JZ           vh_zero431
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero431:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero432
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero432:
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero433
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero433:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero434
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero434:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero435
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9643,44 +8848,44 @@ vh_zero434:
 
 vh_zero435:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero436
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero436:
-	VCVTPH2PS    (R9)(DX*1), Z16
-	VCVTPH2PS    32(R9)(DX*1), Z17
-	VCVTPH2PS    64(R9)(DX*1), Z18
-	VCVTPH2PS    96(R9)(DX*1), Z19
-	MOVL         4(R8), R15
+	VCVTPH2PS    (R9)(DX*2), Z16
+	VCVTPH2PS    32(R9)(DX*2), Z17
+	VCVTPH2PS    64(R9)(DX*2), Z18
+	VCVTPH2PS    96(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero437
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero437:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero438
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero438:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero439
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9688,44 +8893,44 @@ vh_zero438:
 
 vh_zero439:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero440
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero440:
-	VCVTPH2PS    (R9)(DX*2), Z16
-	VCVTPH2PS    32(R9)(DX*2), Z17
-	VCVTPH2PS    64(R9)(DX*2), Z18
-	VCVTPH2PS    96(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    (R9)(R11*1), Z16
+	VCVTPH2PS    32(R9)(R11*1), Z17
+	VCVTPH2PS    64(R9)(R11*1), Z18
+	VCVTPH2PS    96(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero441
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero441:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero442
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero442:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero443
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9733,44 +8938,44 @@ vh_zero442:
 
 vh_zero443:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero444
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero444:
-	VCVTPH2PS    (R9)(R11*1), Z16
-	VCVTPH2PS    32(R9)(R11*1), Z17
-	VCVTPH2PS    64(R9)(R11*1), Z18
-	VCVTPH2PS    96(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero445
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero445:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero446
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero446:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero447
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9778,44 +8983,44 @@ vh_zero446:
 
 vh_zero447:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero448
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero448:
-	VCVTPH2PS    (R10), Z16
-	VCVTPH2PS    32(R10), Z17
-	VCVTPH2PS    64(R10), Z18
-	VCVTPH2PS    96(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero449
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero449:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero450
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero450:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero451
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9823,44 +9028,44 @@ vh_zero450:
 
 vh_zero451:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero452
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero452:
-	VCVTPH2PS    (R10)(DX*1), Z16
-	VCVTPH2PS    32(R10)(DX*1), Z17
-	VCVTPH2PS    64(R10)(DX*1), Z18
-	VCVTPH2PS    96(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    (R10)(DX*2), Z16
+	VCVTPH2PS    32(R10)(DX*2), Z17
+	VCVTPH2PS    64(R10)(DX*2), Z18
+	VCVTPH2PS    96(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero453
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero453:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero454
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero454:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero455
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9868,44 +9073,44 @@ vh_zero454:
 
 vh_zero455:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero456
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero456:
-	VCVTPH2PS    (R10)(DX*2), Z16
-	VCVTPH2PS    32(R10)(DX*2), Z17
-	VCVTPH2PS    64(R10)(DX*2), Z18
-	VCVTPH2PS    96(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    (R10)(R11*1), Z16
+	VCVTPH2PS    32(R10)(R11*1), Z17
+	VCVTPH2PS    64(R10)(R11*1), Z18
+	VCVTPH2PS    96(R10)(R11*1), Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero457
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero457:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero458
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero458:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero459
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9913,61 +9118,16 @@ vh_zero458:
 
 vh_zero459:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero460
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero460:
-	VCVTPH2PS    (R10)(R11*1), Z16
-	VCVTPH2PS    32(R10)(R11*1), Z17
-	VCVTPH2PS    64(R10)(R11*1), Z18
-	VCVTPH2PS    96(R10)(R11*1), Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero461
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero461:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero462
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero462:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero463
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero463:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero464
+	JZ           vh_zero460
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero464:
+vh_zero460:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -10006,28 +9166,73 @@ vh_zero464:
 	VCVTPH2PS    224(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero465
+	JZ           vh_zero461
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero465:
+vh_zero461:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero466
+	JZ           vh_zero462
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero466:
+vh_zero462:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero467
+	JZ           vh_zero463
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero463:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero464
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero464:
+	VCVTPH2PS    128(R9)(DX*1), Z16
+	VCVTPH2PS    160(R9)(DX*1), Z17
+	VCVTPH2PS    192(R9)(DX*1), Z18
+	VCVTPH2PS    224(R9)(DX*1), Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero465
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero465:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero466
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero466:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero467
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10035,44 +9240,44 @@ vh_zero466:
 
 vh_zero467:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero468
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero468:
-	VCVTPH2PS    128(R9)(DX*1), Z16
-	VCVTPH2PS    160(R9)(DX*1), Z17
-	VCVTPH2PS    192(R9)(DX*1), Z18
-	VCVTPH2PS    224(R9)(DX*1), Z19
-	MOVL         4(R8), R15
+	VCVTPH2PS    128(R9)(DX*2), Z16
+	VCVTPH2PS    160(R9)(DX*2), Z17
+	VCVTPH2PS    192(R9)(DX*2), Z18
+	VCVTPH2PS    224(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero469
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero469:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero470
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero470:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero471
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10080,44 +9285,44 @@ vh_zero470:
 
 vh_zero471:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero472
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero472:
-	VCVTPH2PS    128(R9)(DX*2), Z16
-	VCVTPH2PS    160(R9)(DX*2), Z17
-	VCVTPH2PS    192(R9)(DX*2), Z18
-	VCVTPH2PS    224(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    128(R9)(R11*1), Z16
+	VCVTPH2PS    160(R9)(R11*1), Z17
+	VCVTPH2PS    192(R9)(R11*1), Z18
+	VCVTPH2PS    224(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero473
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero473:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero474
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero474:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero475
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10125,44 +9330,44 @@ vh_zero474:
 
 vh_zero475:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero476
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero476:
-	VCVTPH2PS    128(R9)(R11*1), Z16
-	VCVTPH2PS    160(R9)(R11*1), Z17
-	VCVTPH2PS    192(R9)(R11*1), Z18
-	VCVTPH2PS    224(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    128(R10), Z16
+	VCVTPH2PS    160(R10), Z17
+	VCVTPH2PS    192(R10), Z18
+	VCVTPH2PS    224(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero477
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero477:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero478
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero478:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero479
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10170,44 +9375,44 @@ vh_zero478:
 
 vh_zero479:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero480
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero480:
-	VCVTPH2PS    128(R10), Z16
-	VCVTPH2PS    160(R10), Z17
-	VCVTPH2PS    192(R10), Z18
-	VCVTPH2PS    224(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    128(R10)(DX*1), Z16
+	VCVTPH2PS    160(R10)(DX*1), Z17
+	VCVTPH2PS    192(R10)(DX*1), Z18
+	VCVTPH2PS    224(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero481
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero481:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero482
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero482:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero483
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10215,44 +9420,44 @@ vh_zero482:
 
 vh_zero483:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero484
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero484:
-	VCVTPH2PS    128(R10)(DX*1), Z16
-	VCVTPH2PS    160(R10)(DX*1), Z17
-	VCVTPH2PS    192(R10)(DX*1), Z18
-	VCVTPH2PS    224(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    128(R10)(DX*2), Z16
+	VCVTPH2PS    160(R10)(DX*2), Z17
+	VCVTPH2PS    192(R10)(DX*2), Z18
+	VCVTPH2PS    224(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero485
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero485:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero486
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero486:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10260,44 +9465,44 @@ vh_zero486:
 
 vh_zero487:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero488:
-	VCVTPH2PS    128(R10)(DX*2), Z16
-	VCVTPH2PS    160(R10)(DX*2), Z17
-	VCVTPH2PS    192(R10)(DX*2), Z18
-	VCVTPH2PS    224(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    128(R10)(R11*1), Z16
+	VCVTPH2PS    160(R10)(R11*1), Z17
+	VCVTPH2PS    192(R10)(R11*1), Z18
+	VCVTPH2PS    224(R10)(R11*1), Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero489:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero490:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10305,61 +9510,16 @@ vh_zero490:
 
 vh_zero491:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero492
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero492:
-	VCVTPH2PS    128(R10)(R11*1), Z16
-	VCVTPH2PS    160(R10)(R11*1), Z17
-	VCVTPH2PS    192(R10)(R11*1), Z18
-	VCVTPH2PS    224(R10)(R11*1), Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero493
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero493:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero494
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero494:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero495
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero495:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero496
+	JZ           vh_zero492
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero496:
+vh_zero492:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -10382,15 +9542,15 @@ vh_zero496:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows432
-	JMP     vb_group_next431
+	JNZ     vb_rows428
+	JMP     vb_group_next427
 
-vb_by_row430:
+vb_by_row426:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done498
+	JZ    vb_head_done494
 
-vb_head497:
+vb_head493:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10401,7 +9561,7 @@ vb_head497:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero499
+	JZ           vb_zero495
 	VBROADCASTSS (R8), Z8
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10420,10 +9580,10 @@ vb_head497:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero499:
+vb_zero495:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero500
+	JZ           vb_zero496
 	VBROADCASTSS 4(R8), Z8
 	VCVTPH2PS    (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10442,10 +9602,10 @@ vb_zero499:
 	VCVTPH2PS    224(R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero500:
+vb_zero496:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero501
+	JZ           vb_zero497
 	VBROADCASTSS 8(R8), Z8
 	VCVTPH2PS    (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10464,10 +9624,10 @@ vb_zero500:
 	VCVTPH2PS    224(R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero501:
+vb_zero497:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero502
+	JZ           vb_zero498
 	VBROADCASTSS 12(R8), Z8
 	VCVTPH2PS    (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10486,10 +9646,10 @@ vb_zero501:
 	VCVTPH2PS    224(R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero502:
+vb_zero498:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero503
+	JZ           vb_zero499
 	VBROADCASTSS 16(R8), Z8
 	VCVTPH2PS    (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10508,10 +9668,10 @@ vb_zero502:
 	VCVTPH2PS    224(R10), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero503:
+vb_zero499:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero504
+	JZ           vb_zero500
 	VBROADCASTSS 20(R8), Z8
 	VCVTPH2PS    (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10530,10 +9690,10 @@ vb_zero503:
 	VCVTPH2PS    224(R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero504:
+vb_zero500:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero505
+	JZ           vb_zero501
 	VBROADCASTSS 24(R8), Z8
 	VCVTPH2PS    (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10552,10 +9712,10 @@ vb_zero504:
 	VCVTPH2PS    224(R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero505:
+vb_zero501:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero506
+	JZ           vb_zero502
 	VBROADCASTSS 28(R8), Z8
 	VCVTPH2PS    (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -10574,7 +9734,7 @@ vb_zero505:
 	VCVTPH2PS    224(R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero506:
+vb_zero502:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -10586,44 +9746,44 @@ vb_zero506:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head497
+	JNZ     vb_head493
 
-vb_head_done498:
-vb_group_next431:
+vb_head_done494:
+vb_group_next427:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group428
+	JNZ  vb_group424
 
-vb_group_done429:
+vb_group_done425:
 	DECQ R12
-	JNZ  vb_query426
+	JNZ  vb_query422
 
-vb_query_done427:
+vb_query_done423:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys424
+	JMP  vb_keys420
 
-vb_keys_done425:
+vb_keys_done421:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done508
+	JZ     kv_key_done504
 
-kv_key507:
+kv_key503:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done510
+	JZ    kv_query_done506
 
-kv_query509:
+kv_query505:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done512
+	JZ    kv_group_done508
 
-kv_group511:
+kv_group507:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10638,12 +9798,12 @@ kv_group511:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done514
+	JZ         kv_head_done510
 
-kv_head513:
+kv_head509:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero515
+	JZ           kv_zero511
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -10670,28 +9830,28 @@ kv_head513:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero515:
+kv_zero511:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head513
+	JNZ  kv_head509
 
-kv_head_done514:
+kv_head_done510:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group511
+	JNZ  kv_group507
 
-kv_group_done512:
+kv_group_done508:
 	DECQ R12
-	JNZ  kv_query509
+	JNZ  kv_query505
 
-kv_query_done510:
+kv_query_done506:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key507
+	JNZ  kv_key503
 
-kv_key_done508:
+kv_key_done504:
 	VZEROUPPER
 	RET
 

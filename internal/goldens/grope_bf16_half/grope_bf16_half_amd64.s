@@ -1633,406 +1633,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done43
-
-combine_token44:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000270, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     312(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      312(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      312(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     344(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      344(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      344(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 156(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     376(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      376(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      376(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     408(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      408(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      408(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 188(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     440(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      440(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      440(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     472(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      472(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      472(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 220(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     504(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      504(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      504(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     536(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      536(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      536(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 252(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     568(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      568(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      568(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VMOVUPS     X1, 128(AX)
-	VMOVUPS     X0, 284(AX)
-	VMOVSD      288(R8), X0
-	VMOVSD      600(R8), X1
-	VMULSD      288(CX), X0, X2
-	VMULSD      600(CX), X1, X3
-	VSUBSD      X3, X2, X2
-	VMULSD      600(CX), X0, X0
-	VMULSD      288(CX), X1, X1
-	VADDSD      X1, X0, X0
-	VCVTSD2SS   X2, X2, X2
-	VCVTSD2SS   X0, X0, X0
-	VMOVSS      X2, 144(AX)
-	VMOVSS      X0, 300(AX)
-	VMOVSD      296(R8), X0
-	VMOVSD      608(R8), X1
-	VMULSD      296(CX), X0, X2
-	VMULSD      608(CX), X1, X3
-	VSUBSD      X3, X2, X2
-	VMULSD      608(CX), X0, X0
-	VMULSD      296(CX), X1, X1
-	VADDSD      X1, X0, X0
-	VCVTSD2SS   X2, X2, X2
-	VCVTSD2SS   X0, X0, X0
-	VMOVSS      X2, 148(AX)
-	VMOVSS      X0, 304(AX)
-	VMOVSD      304(R8), X0
-	VMOVSD      616(R8), X1
-	VMULSD      304(CX), X0, X2
-	VMULSD      616(CX), X1, X3
-	VSUBSD      X3, X2, X2
-	VMULSD      616(CX), X0, X0
-	VMULSD      304(CX), X1, X1
-	VADDSD      X1, X0, X0
-	VCVTSD2SS   X2, X2, X2
-	VCVTSD2SS   X0, X0, X0
-	VMOVSS      X2, 152(AX)
-	VMOVSS      X0, 308(AX)
-	ADDQ        $0x00000138, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token44
-
-combine_done43:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 312(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 312(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 312(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 312(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 344(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 344(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 344(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 344(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 376(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 376(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 376(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 376(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 408(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 408(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 408(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 408(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 440(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 440(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 440(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 440(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 472(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 472(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 472(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 472(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 504(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 504(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 504(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 504(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 536(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 536(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 536(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 536(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 568(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 568(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 568(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 568(AX)
-	VMOVUPD 288(CX), X0
-	VMOVUPD 600(CX), X1
-	VMOVUPD 288(DX), X2
-	VMOVUPD 600(DX), X3
-	VMULPD  X2, X0, X4
-	VMULPD  X3, X1, X5
-	VSUBPD  X5, X4, X4
-	VMULPD  X2, X1, X1
-	VMULPD  X3, X0, X0
-	VADDPD  X0, X1, X1
-	VMOVUPD 288(BX), X0
-	VMOVUPD 600(BX), X2
-	VMULPD  X0, X4, X3
-	VMULPD  X2, X1, X5
-	VSUBPD  X5, X3, X3
-	VMULPD  X0, X1, X0
-	VMULPD  X2, X4, X1
-	VADDPD  X1, X0, X0
-	VMOVUPD X3, 288(AX)
-	VMOVUPD X0, 600(AX)
-	VMOVSD  304(CX), X0
-	VMOVSD  616(CX), X1
-	VMOVSD  304(DX), X2
-	VMOVSD  616(DX), X3
-	VMULSD  X2, X0, X4
-	VMULSD  X3, X1, X5
-	VSUBSD  X5, X4, X4
-	VMULSD  X2, X1, X1
-	VMULSD  X3, X0, X0
-	VADDSD  X0, X1, X1
-	VMOVSD  304(BX), X0
-	VMOVSD  616(BX), X2
-	VMULSD  X0, X4, X3
-	VMULSD  X2, X1, X5
-	VSUBSD  X5, X3, X3
-	VMULSD  X0, X1, X0
-	VMULSD  X2, X4, X1
-	VADDSD  X1, X0, X0
-	VMOVSD  X3, 304(AX)
-	VMOVSD  X0, 616(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -2041,9 +1641,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done45
+	JZ    far_done43
 
-far_token46:
+far_token44:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -2285,9 +1885,9 @@ far_token46:
 	ADDQ    $0x00000138, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token46
+	JNZ     far_token44
 
-far_done45:
+far_done43:
 	VZEROUPPER
 	RET
 
@@ -2301,23 +1901,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups47
+	JNE   kv_groups45
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows48:
+s1_rows46:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done49
+	JL   s1_rows_done47
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys50:
+s1_keys48:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done51
+	JL           s1_keys_done49
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -2474,13 +2074,13 @@ s1_keys50:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys50
+	JMP          s1_keys48
 
-s1_keys_done51:
+s1_keys_done49:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done53
+	JZ    s1_key_tail_done51
 
-s1_key_tail52:
+s1_key_tail50:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2540,27 +2140,27 @@ s1_key_tail52:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail52
+	JNZ          s1_key_tail50
 
-s1_key_tail_done53:
+s1_key_tail_done51:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows48
+	JMP  s1_rows46
 
-s1_rows_done49:
+s1_rows_done47:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done55
+	JZ    s1_row_tail_done53
 
-s1_row_tail54:
+s1_row_tail52:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done57
+	JZ    s1_row_tail_key_done55
 
-s1_row_tail_key56:
+s1_row_tail_key54:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2592,40 +2192,40 @@ s1_row_tail_key56:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key56
+	JNZ          s1_row_tail_key54
 
-s1_row_tail_key_done57:
+s1_row_tail_key_done55:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail54
+	JNZ  s1_row_tail52
 
-s1_row_tail_done55:
+s1_row_tail_done53:
 	VZEROUPPER
 	RET
 
-kv_groups47:
+kv_groups45:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key58
+	JNZ   kv_by_key56
 
-kb_keys59:
+kb_keys57:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done60
+	JL    kb_keys_done58
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done62
+	JZ    kb_query_done60
 
-kb_query61:
+kb_query59:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done64
+	JZ    kb_group_done62
 
-kb_group63:
+kb_group61:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2652,7 +2252,7 @@ kb_group63:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows65:
+kb_rows63:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -2810,42 +2410,42 @@ kb_rows65:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows65
+	JNZ          kb_rows63
 	ADDQ         $0x00000140, R9
 	DECQ         R12
-	JNZ          kb_group63
+	JNZ          kb_group61
 
-kb_group_done64:
+kb_group_done62:
 	DECQ R11
-	JNZ  kb_query61
+	JNZ  kb_query59
 
-kb_query_done62:
+kb_query_done60:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys59
+	JMP  kb_keys57
 
-kb_keys_done60:
-kv_by_key58:
+kb_keys_done58:
+kv_by_key56:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done67
+	JZ     kv_key_done65
 
-kv_key66:
+kv_key64:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done69
+	JZ    kv_query_done67
 
-kv_query68:
+kv_query66:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done71
+	JZ    kv_group_done69
 
-kv_group70:
+kv_group68:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2863,9 +2463,9 @@ kv_group70:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done73
+	JZ         kv_head_done71
 
-kv_head72:
+kv_head70:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2887,24 +2487,24 @@ kv_head72:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head72
+	JNZ          kv_head70
 
-kv_head_done73:
+kv_head_done71:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group70
+	JNZ  kv_group68
 
-kv_group_done71:
+kv_group_done69:
 	DECQ R11
-	JNZ  kv_query68
+	JNZ  kv_query66
 
-kv_query_done69:
+kv_query_done67:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key66
+	JNZ  kv_key64
 
-kv_key_done67:
+kv_key_done65:
 	VZEROUPPER
 	RET
 
@@ -2918,7 +2518,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups74
+	JNE   kv_groups72
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2926,9 +2526,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done76
+	JZ    v1_row_done74
 
-v1_row75:
+v1_row73:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2954,12 +2554,12 @@ v1_row75:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done78
+	JZ           v1_key_done76
 
-v1_key77:
+v1_key75:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero79
+	JZ           v1_zero77
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2972,13 +2572,13 @@ v1_key77:
 	VFMADD231PS  256(R9), Y0, Y9
 	VFMADD231PS  288(R9), Y0, Y10
 
-v1_zero79:
+v1_zero77:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key77
+	JNZ  v1_key75
 
-v1_key_done78:
+v1_key_done76:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -2993,22 +2593,22 @@ v1_key_done78:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row75
+	JNZ     v1_row73
 
-v1_row_done76:
+v1_row_done74:
 	VZEROUPPER
 	RET
 
-kv_groups74:
+kv_groups72:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done81
+	JZ    kv_rescale_done79
 
-kv_rescale80:
+kv_rescale78:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3043,28 +2643,28 @@ kv_rescale80:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale80
+	JNZ          kv_rescale78
 
-kv_rescale_done81:
+kv_rescale_done79:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys82:
+vb_keys80:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done83
+	JL    vb_keys_done81
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done85
+	JZ    vb_query_done83
 
-vb_query84:
+vb_query82:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done87
+	JZ    vb_group_done85
 
-vb_group86:
+vb_group84:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3091,9 +2691,9 @@ vb_group86:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row88
+	JNZ        vb_by_row86
 
-vb_rows90:
+vb_rows88:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3108,96 +2708,96 @@ vb_rows90:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3220,96 +2820,96 @@ vh_zero98:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero99:
+vh_zero97:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero100:
+vh_zero98:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero101:
+vh_zero99:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero102:
+vh_zero100:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero103:
+vh_zero101:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero104:
+vh_zero102:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero105:
+vh_zero103:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero106:
+vh_zero104:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3326,74 +2926,74 @@ vh_zero106:
 	VMOVUPS      288(R9), Y5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS (R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero107:
+vh_zero105:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS (R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero108:
+vh_zero106:
 	VMOVUPS      256(R9)(DX*1), Y4
 	VMOVUPS      288(R9)(DX*1), Y5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 4(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero109:
+vh_zero107:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS 4(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero110:
+vh_zero108:
 	VMOVUPS      256(R9)(DX*2), Y4
 	VMOVUPS      288(R9)(DX*2), Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS 8(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero111:
+vh_zero109:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 8(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero112:
+vh_zero110:
 	VMOVUPS      256(R9)(R10*1), Y4
 	VMOVUPS      288(R9)(R10*1), Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 12(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero113:
+vh_zero111:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 12(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero114:
+vh_zero112:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 576(DI)
@@ -3402,15 +3002,15 @@ vh_zero114:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows90
-	JMP     vb_group_next89
+	JNZ     vb_rows88
+	JMP     vb_group_next87
 
-vb_by_row88:
+vb_by_row86:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done116
+	JZ    vb_head_done114
 
-vb_head115:
+vb_head113:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3423,7 +3023,7 @@ vb_head115:
 	VMOVUPS      288(DI), Y9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero117
+	JZ           vb_zero115
 	VBROADCASTSS (R8), Y10
 	VFMADD231PS  (R9), Y10, Y0
 	VFMADD231PS  32(R9), Y10, Y1
@@ -3436,10 +3036,10 @@ vb_head115:
 	VFMADD231PS  256(R9), Y10, Y8
 	VFMADD231PS  288(R9), Y10, Y9
 
-vb_zero117:
+vb_zero115:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero118
+	JZ           vb_zero116
 	VBROADCASTSS 4(R8), Y10
 	VFMADD231PS  (R9)(DX*1), Y10, Y0
 	VFMADD231PS  32(R9)(DX*1), Y10, Y1
@@ -3452,10 +3052,10 @@ vb_zero117:
 	VFMADD231PS  256(R9)(DX*1), Y10, Y8
 	VFMADD231PS  288(R9)(DX*1), Y10, Y9
 
-vb_zero118:
+vb_zero116:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero119
+	JZ           vb_zero117
 	VBROADCASTSS 8(R8), Y10
 	VFMADD231PS  (R9)(DX*2), Y10, Y0
 	VFMADD231PS  32(R9)(DX*2), Y10, Y1
@@ -3468,10 +3068,10 @@ vb_zero118:
 	VFMADD231PS  256(R9)(DX*2), Y10, Y8
 	VFMADD231PS  288(R9)(DX*2), Y10, Y9
 
-vb_zero119:
+vb_zero117:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero118
 	VBROADCASTSS 12(R8), Y10
 	VFMADD231PS  (R9)(R10*1), Y10, Y0
 	VFMADD231PS  32(R9)(R10*1), Y10, Y1
@@ -3484,7 +3084,7 @@ vb_zero119:
 	VFMADD231PS  256(R9)(R10*1), Y10, Y8
 	VFMADD231PS  288(R9)(R10*1), Y10, Y9
 
-vb_zero120:
+vb_zero118:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -3498,44 +3098,44 @@ vb_zero120:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head115
+	JNZ     vb_head113
 
-vb_head_done116:
-vb_group_next89:
+vb_head_done114:
+vb_group_next87:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group86
+	JNZ  vb_group84
 
-vb_group_done87:
+vb_group_done85:
 	DECQ R11
-	JNZ  vb_query84
+	JNZ  vb_query82
 
-vb_query_done85:
+vb_query_done83:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys82
+	JMP  vb_keys80
 
-vb_keys_done83:
+vb_keys_done81:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done122
+	JZ     kv_key_done120
 
-kv_key121:
+kv_key119:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done124
+	JZ    kv_query_done122
 
-kv_query123:
+kv_query121:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done126
+	JZ    kv_group_done124
 
-kv_group125:
+kv_group123:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3553,12 +3153,12 @@ kv_group125:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done128
+	JZ         kv_head_done126
 
-kv_head127:
+kv_head125:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero129
+	JZ           kv_zero127
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3591,28 +3191,28 @@ kv_head127:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero129:
+kv_zero127:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head127
+	JNZ  kv_head125
 
-kv_head_done128:
+kv_head_done126:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group125
+	JNZ  kv_group123
 
-kv_group_done126:
+kv_group_done124:
 	DECQ R12
-	JNZ  kv_query123
+	JNZ  kv_query121
 
-kv_query_done124:
+kv_query_done122:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key121
+	JNZ  kv_key119
 
-kv_key_done122:
+kv_key_done120:
 	VZEROUPPER
 	RET
 
@@ -3625,9 +3225,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop131:
+loop129:
 	CMPQ    CX, $0x00000010
-	JB      loop_end132
+	JB      loop_end130
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3638,23 +3238,23 @@ loop131:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop131
+	JMP     loop129
 
-loop_end132:
-loop133:
+loop_end130:
+loop131:
 	CMPQ    CX, $0x00000008
-	JB      loop_end134
+	JB      loop_end132
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop133
+	JMP     loop131
 
-loop_end134:
+loop_end132:
 	TESTQ      CX, CX
-	JZ         loop_done130
+	JZ         loop_done128
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3664,7 +3264,7 @@ loop_end134:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done130:
+loop_done128:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3672,10 +3272,10 @@ loop_done130:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store135
+	JZ           max_store133
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store135:
+max_store133:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3695,9 +3295,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop137:
+loop135:
 	CMPQ         CX, $0x00000008
-	JB           loop_end138
+	JB           loop_end136
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3720,11 +3320,11 @@ loop137:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop137
+	JMP          loop135
 
-loop_end138:
+loop_end136:
 	TESTQ        CX, CX
-	JZ           loop_done136
+	JZ           loop_done134
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3750,7 +3350,7 @@ loop_end138:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done136:
+loop_done134:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3768,9 +3368,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop139:
+widen_loop137:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end140
+	JB             widen_loop_end138
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -3786,32 +3386,32 @@ widen_loop139:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop139
+	JMP            widen_loop137
 
-widen_loop_end140:
-widen_loop141:
+widen_loop_end138:
+widen_loop139:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end142
+	JB             widen_loop_end140
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop141
+	JMP            widen_loop139
 
-widen_loop_end142:
+widen_loop_end140:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail143
+	JZ        widen_tail141
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail143:
+widen_tail141:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail144
+	JZ        widen_tail142
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -3819,9 +3419,9 @@ widen_tail143:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail144:
+widen_tail142:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail145
+	JZ      widen_tail143
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -3829,7 +3429,7 @@ widen_tail144:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail145:
+widen_tail143:
 	VZEROUPPER
 	RET
 
@@ -3843,23 +3443,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups146
+	JNE   kv_groups144
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows147:
+s1_rows145:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done148
+	JL   s1_rows_done146
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys149:
+s1_keys147:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done150
+	JL           s1_keys_done148
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -4056,13 +3656,13 @@ s1_keys149:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys149
+	JMP          s1_keys147
 
-s1_keys_done150:
+s1_keys_done148:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done152
+	JZ    s1_key_tail_done150
 
-s1_key_tail151:
+s1_key_tail149:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -4162,27 +3762,27 @@ s1_key_tail151:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail151
+	JNZ          s1_key_tail149
 
-s1_key_tail_done152:
+s1_key_tail_done150:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows147
+	JMP  s1_rows145
 
-s1_rows_done148:
+s1_rows_done146:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done154
+	JZ    s1_row_tail_done152
 
-s1_row_tail153:
+s1_row_tail151:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done156
+	JZ    s1_row_tail_key_done154
 
-s1_row_tail_key155:
+s1_row_tail_key153:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -4234,40 +3834,40 @@ s1_row_tail_key155:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key155
+	JNZ          s1_row_tail_key153
 
-s1_row_tail_key_done156:
+s1_row_tail_key_done154:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail153
+	JNZ  s1_row_tail151
 
-s1_row_tail_done154:
+s1_row_tail_done152:
 	VZEROUPPER
 	RET
 
-kv_groups146:
+kv_groups144:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key157
+	JNZ   kv_by_key155
 
-kb_keys158:
+kb_keys156:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done159
+	JL    kb_keys_done157
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done161
+	JZ    kb_query_done159
 
-kb_query160:
+kb_query158:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done163
+	JZ    kb_group_done161
 
-kb_group162:
+kb_group160:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4286,7 +3886,7 @@ kb_group162:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows164:
+kb_rows162:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -4484,42 +4084,42 @@ kb_rows164:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows164
+	JNZ          kb_rows162
 	ADDQ         $0x000000a0, R9
 	DECQ         R12
-	JNZ          kb_group162
+	JNZ          kb_group160
 
-kb_group_done163:
+kb_group_done161:
 	DECQ R11
-	JNZ  kb_query160
+	JNZ  kb_query158
 
-kb_query_done161:
+kb_query_done159:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys158
+	JMP  kb_keys156
 
-kb_keys_done159:
-kv_by_key157:
+kb_keys_done157:
+kv_by_key155:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done166
+	JZ     kv_key_done164
 
-kv_key165:
+kv_key163:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done168
+	JZ    kv_query_done166
 
-kv_query167:
+kv_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done170
+	JZ    kv_group_done168
 
-kv_group169:
+kv_group167:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4545,9 +4145,9 @@ kv_group169:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done172
+	JZ         kv_head_done170
 
-kv_head171:
+kv_head169:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4569,24 +4169,24 @@ kv_head171:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head171
+	JNZ          kv_head169
 
-kv_head_done172:
+kv_head_done170:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  kv_group169
+	JNZ  kv_group167
 
-kv_group_done170:
+kv_group_done168:
 	DECQ R11
-	JNZ  kv_query167
+	JNZ  kv_query165
 
-kv_query_done168:
+kv_query_done166:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key165
+	JNZ  kv_key163
 
-kv_key_done166:
+kv_key_done164:
 	VZEROUPPER
 	RET
 
@@ -4600,7 +4200,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups173
+	JNE   kv_groups171
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4608,9 +4208,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done175
+	JZ    v1_row_done173
 
-v1_row174:
+v1_row172:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4636,12 +4236,12 @@ v1_row174:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done177
+	JZ           v1_key_done175
 
-v1_key176:
+v1_key174:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero178
+	JZ           v1_zero176
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4674,13 +4274,13 @@ v1_key176:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y0, Y10
 
-v1_zero178:
+v1_zero176:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key176
+	JNZ  v1_key174
 
-v1_key_done177:
+v1_key_done175:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -4695,22 +4295,22 @@ v1_key_done177:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row174
+	JNZ     v1_row172
 
-v1_row_done175:
+v1_row_done173:
 	VZEROUPPER
 	RET
 
-kv_groups173:
+kv_groups171:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done180
+	JZ    kv_rescale_done178
 
-kv_rescale179:
+kv_rescale177:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4745,28 +4345,28 @@ kv_rescale179:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale179
+	JNZ          kv_rescale177
 
-kv_rescale_done180:
+kv_rescale_done178:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys181:
+vb_keys179:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done182
+	JL    vb_keys_done180
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done184
+	JZ    vb_query_done182
 
-vb_query183:
+vb_query181:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done186
+	JZ    vb_group_done184
 
-vb_group185:
+vb_group183:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4785,9 +4385,9 @@ vb_group185:
 	PREFETCHT1 128(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row187
+	JNZ        vb_by_row185
 
-vb_rows189:
+vb_rows187:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4806,24 +4406,24 @@ vb_rows189:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero190
+	JZ           vh_zero188
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero190:
+vh_zero188:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero191
+	JZ           vh_zero189
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero191:
+vh_zero189:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -4834,24 +4434,24 @@ vh_zero191:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero192
+	JZ           vh_zero190
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero192:
+vh_zero190:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero193
+	JZ           vh_zero191
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero193:
+vh_zero191:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -4862,24 +4462,24 @@ vh_zero193:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero194
+	JZ           vh_zero192
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero194:
+vh_zero192:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero195
+	JZ           vh_zero193
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero195:
+vh_zero193:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -4890,24 +4490,24 @@ vh_zero195:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero196
+	JZ           vh_zero194
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero196:
+vh_zero194:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero197
+	JZ           vh_zero195
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero197:
+vh_zero195:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4934,24 +4534,24 @@ vh_zero197:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero196
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero198:
+vh_zero196:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero197
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero199:
+vh_zero197:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -4962,24 +4562,24 @@ vh_zero199:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero198
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero200:
+vh_zero198:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero199
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero201:
+vh_zero199:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -4990,24 +4590,24 @@ vh_zero201:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero200
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero202:
+vh_zero200:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero201
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero203:
+vh_zero201:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -5018,24 +4618,24 @@ vh_zero203:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero202
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero204:
+vh_zero202:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero203
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero205:
+vh_zero203:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -5054,80 +4654,80 @@ vh_zero205:
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero204
 	VBROADCASTSS (R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero206:
+vh_zero204:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero205
 	VBROADCASTSS (R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero207:
+vh_zero205:
 	VPMOVZXWD    128(R9)(DX*1), Y4
 	VPSLLD       $0x10, Y4, Y4
 	VPMOVZXWD    144(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero206
 	VBROADCASTSS 4(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero208:
+vh_zero206:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero207
 	VBROADCASTSS 4(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero209:
+vh_zero207:
 	VPMOVZXWD    128(R9)(DX*2), Y4
 	VPSLLD       $0x10, Y4, Y4
 	VPMOVZXWD    144(R9)(DX*2), Y5
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero208
 	VBROADCASTSS 8(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero210:
+vh_zero208:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero209
 	VBROADCASTSS 8(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero211:
+vh_zero209:
 	VPMOVZXWD    128(R9)(R10*1), Y4
 	VPSLLD       $0x10, Y4, Y4
 	VPMOVZXWD    144(R9)(R10*1), Y5
 	VPSLLD       $0x10, Y5, Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero210
 	VBROADCASTSS 12(R8), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
 
-vh_zero212:
+vh_zero210:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero211
 	VBROADCASTSS 12(R8)(BX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
 
-vh_zero213:
+vh_zero211:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 288(DI)
 	VMOVUPS Y2, 576(DI)
@@ -5136,15 +4736,15 @@ vh_zero213:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows189
-	JMP     vb_group_next188
+	JNZ     vb_rows187
+	JMP     vb_group_next186
 
-vb_by_row187:
+vb_by_row185:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done215
+	JZ    vb_head_done213
 
-vb_head214:
+vb_head212:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5157,7 +4757,7 @@ vb_head214:
 	VMOVUPS      288(DI), Y9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero216
+	JZ           vb_zero214
 	VBROADCASTSS (R8), Y10
 	VPMOVZXWD    (R9), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -5190,10 +4790,10 @@ vb_head214:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero216:
+vb_zero214:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero217
+	JZ           vb_zero215
 	VBROADCASTSS 4(R8), Y10
 	VPMOVZXWD    (R9)(DX*1), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -5226,10 +4826,10 @@ vb_zero216:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero217:
+vb_zero215:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero218
+	JZ           vb_zero216
 	VBROADCASTSS 8(R8), Y10
 	VPMOVZXWD    (R9)(DX*2), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -5262,10 +4862,10 @@ vb_zero217:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero218:
+vb_zero216:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero219
+	JZ           vb_zero217
 	VBROADCASTSS 12(R8), Y10
 	VPMOVZXWD    (R9)(R10*1), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -5298,7 +4898,7 @@ vb_zero218:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero219:
+vb_zero217:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -5312,44 +4912,44 @@ vb_zero219:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head214
+	JNZ     vb_head212
 
-vb_head_done215:
-vb_group_next188:
+vb_head_done213:
+vb_group_next186:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  vb_group185
+	JNZ  vb_group183
 
-vb_group_done186:
+vb_group_done184:
 	DECQ R11
-	JNZ  vb_query183
+	JNZ  vb_query181
 
-vb_query_done184:
+vb_query_done182:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys181
+	JMP  vb_keys179
 
-vb_keys_done182:
+vb_keys_done180:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done221
+	JZ     kv_key_done219
 
-kv_key220:
+kv_key218:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done223
+	JZ    kv_query_done221
 
-kv_query222:
+kv_query220:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done225
+	JZ    kv_group_done223
 
-kv_group224:
+kv_group222:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5375,12 +4975,12 @@ kv_group224:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done227
+	JZ         kv_head_done225
 
-kv_head226:
+kv_head224:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero228
+	JZ           kv_zero226
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5413,28 +5013,28 @@ kv_head226:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero228:
+kv_zero226:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head226
+	JNZ  kv_head224
 
-kv_head_done227:
+kv_head_done225:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  kv_group224
+	JNZ  kv_group222
 
-kv_group_done225:
+kv_group_done223:
 	DECQ R12
-	JNZ  kv_query222
+	JNZ  kv_query220
 
-kv_query_done223:
+kv_query_done221:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key220
+	JNZ  kv_key218
 
-kv_key_done221:
+kv_key_done219:
 	VZEROUPPER
 	RET
 
@@ -5453,18 +5053,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done229
+	JZ     rope_done227
 	TESTL  R8, R8
-	JS     rope_inverse230
+	JS     rope_inverse228
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x000000a0, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream231
+	JA     rope_stream229
 
-rope_token233:
+rope_token231:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -5476,14 +5076,14 @@ rope_token233:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done234
+	JZ        rope_heads_done232
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src235
+	JNE       rope_heads_from_src233
 
-rope_head236:
+rope_head234:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -5548,13 +5148,13 @@ rope_head236:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head236
-	JMP         rope_heads_done234
+	JNZ         rope_head234
+	JMP         rope_heads_done232
 
-rope_heads_from_src235:
+rope_heads_from_src233:
 	MOVQ CX, R10
 
-rope_head237:
+rope_head235:
 	VPMOVZXWD   (R10), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R10), Z7
@@ -5622,17 +5222,17 @@ rope_head237:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head237
+	JNZ         rope_head235
 
-rope_heads_done234:
+rope_heads_done232:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done238
+	JZ    rope_heads_done236
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head239:
+rope_head237:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -5697,9 +5297,9 @@ rope_head239:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head239
+	JNZ         rope_head237
 
-rope_heads_done238:
+rope_heads_done236:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5709,11 +5309,11 @@ rope_heads_done238:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token233
-	JMP  rope_tokens_done232
+	JNZ  rope_token231
+	JMP  rope_tokens_done230
 
-rope_stream231:
-rope_token240:
+rope_stream229:
+rope_token238:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -5725,16 +5325,16 @@ rope_token240:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done241
+	JZ        rope_heads_done239
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src242
+	JNE       rope_heads_from_src240
 
-rope_head243:
+rope_head241:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5802,13 +5402,13 @@ rope_head243:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head243
-	JMP         rope_heads_done241
+	JNZ         rope_head241
+	JMP         rope_heads_done239
 
-rope_heads_from_src242:
+rope_heads_from_src240:
 	MOVQ CX, R10
 
-rope_head244:
+rope_head242:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5879,19 +5479,19 @@ rope_head244:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head244
+	JNZ         rope_head242
 
-rope_heads_done241:
+rope_heads_done239:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done245
+	JZ    rope_heads_done243
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head246:
+rope_head244:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5959,9 +5559,9 @@ rope_head246:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head246
+	JNZ         rope_head244
 
-rope_heads_done245:
+rope_heads_done243:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5971,21 +5571,21 @@ rope_heads_done245:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token240
+	JNZ  rope_token238
 
-rope_tokens_done232:
-	JMP rope_done229
+rope_tokens_done230:
+	JMP rope_done227
 
-rope_inverse230:
+rope_inverse228:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x000000a0, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream247
+	JA     rope_stream245
 
-rope_token249:
+rope_token247:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -5997,12 +5597,12 @@ rope_token249:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done250
+	JZ        rope_heads_done248
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head251:
+rope_head249:
 	VPMOVZXWD   (DX), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(DX), Z7
@@ -6067,19 +5667,19 @@ rope_head251:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head251
+	JNZ         rope_head249
 
-rope_heads_done250:
+rope_heads_done248:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token249
-	JMP  rope_tokens_done248
+	JNZ  rope_token247
+	JMP  rope_tokens_done246
 
-rope_stream247:
-rope_token252:
+rope_stream245:
+rope_token250:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -6091,14 +5691,14 @@ rope_token252:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done253
+	JZ        rope_heads_done251
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head254:
+rope_head252:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -6166,326 +5766,18 @@ rope_head254:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head254
+	JNZ         rope_head252
 
-rope_heads_done253:
+rope_heads_done251:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token252
+	JNZ  rope_token250
 
-rope_tokens_done248:
-rope_done229:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done255
-
-combine_token256:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000270, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      312(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       312(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       312(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      376(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       376(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       376(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 156(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      440(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       440(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       440(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      504(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       504(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       504(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 220(AX)
-	VMOVSD       256(R8), X0
-	VMOVSD       568(R8), X1
-	VMULSD       256(CX), X0, X2
-	VMULSD       568(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       568(CX), X0, X0
-	VMULSD       256(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 128(AX)
-	VMOVSS       X0, 284(AX)
-	VMOVSD       264(R8), X0
-	VMOVSD       576(R8), X1
-	VMULSD       264(CX), X0, X2
-	VMULSD       576(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       576(CX), X0, X0
-	VMULSD       264(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 132(AX)
-	VMOVSS       X0, 288(AX)
-	VMOVSD       272(R8), X0
-	VMOVSD       584(R8), X1
-	VMULSD       272(CX), X0, X2
-	VMULSD       584(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       584(CX), X0, X0
-	VMULSD       272(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 136(AX)
-	VMOVSS       X0, 292(AX)
-	VMOVSD       280(R8), X0
-	VMOVSD       592(R8), X1
-	VMULSD       280(CX), X0, X2
-	VMULSD       592(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       592(CX), X0, X0
-	VMULSD       280(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 140(AX)
-	VMOVSS       X0, 296(AX)
-	VMOVSD       288(R8), X0
-	VMOVSD       600(R8), X1
-	VMULSD       288(CX), X0, X2
-	VMULSD       600(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       600(CX), X0, X0
-	VMULSD       288(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 144(AX)
-	VMOVSS       X0, 300(AX)
-	VMOVSD       296(R8), X0
-	VMOVSD       608(R8), X1
-	VMULSD       296(CX), X0, X2
-	VMULSD       608(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       608(CX), X0, X0
-	VMULSD       296(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 148(AX)
-	VMOVSS       X0, 304(AX)
-	VMOVSD       304(R8), X0
-	VMOVSD       616(R8), X1
-	VMULSD       304(CX), X0, X2
-	VMULSD       616(CX), X1, X3
-	VSUBSD       X3, X2, X2
-	VMULSD       616(CX), X0, X0
-	VMULSD       304(CX), X1, X1
-	VADDSD       X1, X0, X0
-	VCVTSD2SS    X2, X2, X2
-	VCVTSD2SS    X0, X0, X0
-	VMOVSS       X2, 152(AX)
-	VMOVSS       X0, 308(AX)
-	ADDQ         $0x00000138, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token256
-
-combine_done255:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 312(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 312(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 312(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 312(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 376(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 376(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 376(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 376(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 440(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 440(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 440(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 440(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 504(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 504(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 504(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 504(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 568(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 568(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 568(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 568(AX)
-	VMOVUPD 288(CX), X0
-	VMOVUPD 600(CX), X1
-	VMOVUPD 288(DX), X2
-	VMOVUPD 600(DX), X3
-	VMULPD  X2, X0, X4
-	VMULPD  X3, X1, X5
-	VSUBPD  X5, X4, X4
-	VMULPD  X2, X1, X1
-	VMULPD  X3, X0, X0
-	VADDPD  X0, X1, X1
-	VMOVUPD 288(BX), X0
-	VMOVUPD 600(BX), X2
-	VMULPD  X0, X4, X3
-	VMULPD  X2, X1, X5
-	VSUBPD  X5, X3, X3
-	VMULPD  X0, X1, X0
-	VMULPD  X2, X4, X1
-	VADDPD  X1, X0, X0
-	VMOVUPD X3, 288(AX)
-	VMOVUPD X0, 600(AX)
-	VMOVSD  304(CX), X0
-	VMOVSD  616(CX), X1
-	VMOVSD  304(DX), X2
-	VMOVSD  616(DX), X3
-	VMULSD  X2, X0, X4
-	VMULSD  X3, X1, X5
-	VSUBSD  X5, X4, X4
-	VMULSD  X2, X1, X1
-	VMULSD  X3, X0, X0
-	VADDSD  X0, X1, X1
-	VMOVSD  304(BX), X0
-	VMOVSD  616(BX), X2
-	VMULSD  X0, X4, X3
-	VMULSD  X2, X1, X5
-	VSUBSD  X5, X3, X3
-	VMULSD  X0, X1, X0
-	VMULSD  X2, X4, X1
-	VADDSD  X1, X0, X0
-	VMOVSD  X3, 304(AX)
-	VMOVSD  X0, 616(AX)
+rope_tokens_done246:
+rope_done227:
 	VZEROUPPER
 	RET
 
@@ -6497,9 +5789,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done257
+	JZ    far_done253
 
-far_token258:
+far_token254:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -6685,9 +5977,9 @@ far_token258:
 	ADDQ    $0x00000138, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token258
+	JNZ     far_token254
 
-far_done257:
+far_done253:
 	VZEROUPPER
 	RET
 
@@ -6701,23 +5993,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups259
+	JNE   kv_groups255
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows260:
+s1_rows256:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done261
+	JL   s1_rows_done257
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys262:
+s1_keys258:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done263
+	JL            s1_keys_done259
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -6892,13 +6184,13 @@ s1_keys262:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys262
+	JMP           s1_keys258
 
-s1_keys_done263:
+s1_keys_done259:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done265
+	JZ    s1_key_tail_done261
 
-s1_key_tail264:
+s1_key_tail260:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6983,29 +6275,29 @@ s1_key_tail264:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail264
+	JNZ           s1_key_tail260
 
-s1_key_tail_done265:
+s1_key_tail_done261:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows260
+	JMP  s1_rows256
 
-s1_rows_done261:
+s1_rows_done257:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done267
+	JZ    s1_row_tail_done263
 
-s1_row_tail266:
+s1_row_tail262:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done269
+	JZ    s1_row_tail_key_done265
 
-s1_row_tail_key268:
+s1_row_tail_key264:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7029,40 +6321,40 @@ s1_row_tail_key268:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key268
+	JNZ           s1_row_tail_key264
 
-s1_row_tail_key_done269:
+s1_row_tail_key_done265:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail266
+	JNZ  s1_row_tail262
 
-s1_row_tail_done267:
+s1_row_tail_done263:
 	VZEROUPPER
 	RET
 
-kv_groups259:
+kv_groups255:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key270
+	JNZ   kv_by_key266
 
-kb_keys271:
+kb_keys267:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done272
+	JL    kb_keys_done268
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done274
+	JZ    kb_query_done270
 
-kb_query273:
+kb_query269:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done276
+	JZ    kb_group_done272
 
-kb_group275:
+kb_group271:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7089,7 +6381,7 @@ kb_group275:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows277:
+kb_rows273:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -7267,42 +6559,42 @@ kb_rows277:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows277
+	JNZ           kb_rows273
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group275
+	JNZ           kb_group271
 
-kb_group_done276:
+kb_group_done272:
 	DECQ R11
-	JNZ  kb_query273
+	JNZ  kb_query269
 
-kb_query_done274:
+kb_query_done270:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys271
+	JMP  kb_keys267
 
-kb_keys_done272:
-kv_by_key270:
+kb_keys_done268:
+kv_by_key266:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done279
+	JZ     kv_key_done275
 
-kv_key278:
+kv_key274:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done281
+	JZ    kv_query_done277
 
-kv_query280:
+kv_query276:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done283
+	JZ    kv_group_done279
 
-kv_group282:
+kv_group278:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7315,9 +6607,9 @@ kv_group282:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done285
+	JZ         kv_head_done281
 
-kv_head284:
+kv_head280:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -7336,24 +6628,24 @@ kv_head284:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head284
+	JNZ           kv_head280
 
-kv_head_done285:
+kv_head_done281:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group282
+	JNZ  kv_group278
 
-kv_group_done283:
+kv_group_done279:
 	DECQ R11
-	JNZ  kv_query280
+	JNZ  kv_query276
 
-kv_query_done281:
+kv_query_done277:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key278
+	JNZ  kv_key274
 
-kv_key_done279:
+kv_key_done275:
 	VZEROUPPER
 	RET
 
@@ -7367,7 +6659,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups286
+	JNE   kv_groups282
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7375,9 +6667,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done288
+	JZ    v1_row_done284
 
-v1_row287:
+v1_row283:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7393,12 +6685,12 @@ v1_row287:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done290
+	JZ           v1_key_done286
 
-v1_key289:
+v1_key285:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero291
+	JZ           v1_zero287
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -7406,13 +6698,13 @@ v1_key289:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero291:
+v1_zero287:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key289
+	JNZ  v1_key285
 
-v1_key_done290:
+v1_key_done286:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7422,22 +6714,22 @@ v1_key_done290:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row287
+	JNZ     v1_row283
 
-v1_row_done288:
+v1_row_done284:
 	VZEROUPPER
 	RET
 
-kv_groups286:
+kv_groups282:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done293
+	JZ    kv_rescale_done289
 
-kv_rescale292:
+kv_rescale288:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7457,28 +6749,28 @@ kv_rescale292:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale292
+	JNZ          kv_rescale288
 
-kv_rescale_done293:
+kv_rescale_done289:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys294:
+vb_keys290:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done295
+	JL    vb_keys_done291
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done297
+	JZ    vb_query_done293
 
-vb_query296:
+vb_query292:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done299
+	JZ    vb_group_done295
 
-vb_group298:
+vb_group294:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -7505,9 +6797,9 @@ vb_group298:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row300
+	JNZ        vb_by_row296
 
-vb_rows302:
+vb_rows298:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7530,28 +6822,73 @@ vb_rows302:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero303
+	JZ           vh_zero299
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero303:
+vh_zero299:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero304
+	JZ           vh_zero300
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero304:
+vh_zero300:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero305
+	JZ           vh_zero301
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero301:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero302
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero302:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7559,44 +6896,44 @@ vh_zero304:
 
 vh_zero305:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero306
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero306:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero307
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero307:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero308
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero308:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero309
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7604,44 +6941,44 @@ vh_zero308:
 
 vh_zero309:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero310
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero310:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero311
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero311:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero312
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero312:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero313
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7649,61 +6986,16 @@ vh_zero312:
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero314
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero314:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero315
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero315:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero316
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero316:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero317
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero317:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero318
+	JZ           vh_zero314
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero318:
+vh_zero314:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7727,123 +7019,123 @@ vh_zero318:
 	VMOVUPS      256(R9), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero319
+	JZ           vh_zero315
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero319:
+vh_zero315:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero320
+	JZ           vh_zero316
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero320:
+vh_zero316:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero321
+	JZ           vh_zero317
 	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero317:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero318
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero318:
+	VMOVUPS      256(R9)(DX*1), Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero319:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero320:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero321:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero322
-	VBROADCASTSS (R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero322:
-	VMOVUPS      256(R9)(DX*1), Z4
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero323
-	VBROADCASTSS 4(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero323:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero324
-	VBROADCASTSS 4(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero324:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero325
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero325:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero326
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero326:
-	VMOVUPS      256(R9)(DX*2), Z4
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z4
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero327
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero327:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero328
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero328:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero329
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero329:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero330
-	VBROADCASTSS 8(R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero330:
-	VMOVUPS      256(R9)(R10*1), Z4
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero331
-	VBROADCASTSS 12(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero331:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero332
-	VBROADCASTSS 12(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero332:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero333
-	VBROADCASTSS 12(R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero333:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero334
+	JZ           vh_zero330
 	VBROADCASTSS 12(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero334:
+vh_zero330:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 576(DI)
 	VMOVUPS Z2, 896(DI)
@@ -7854,15 +7146,15 @@ vh_zero334:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows302
-	JMP     vb_group_next301
+	JNZ     vb_rows298
+	JMP     vb_group_next297
 
-vb_by_row300:
+vb_by_row296:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done336
+	JZ    vb_head_done332
 
-vb_head335:
+vb_head331:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7870,7 +7162,7 @@ vb_head335:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero337
+	JZ           vb_zero333
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -7878,10 +7170,10 @@ vb_head335:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero337:
+vb_zero333:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero338
+	JZ           vb_zero334
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -7889,10 +7181,10 @@ vb_zero337:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero338:
+vb_zero334:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero339
+	JZ           vb_zero335
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R9)(DX*2), Z5, Z0
 	VFMADD231PS  64(R9)(DX*2), Z5, Z1
@@ -7900,10 +7192,10 @@ vb_zero338:
 	VFMADD231PS  192(R9)(DX*2), Z5, Z3
 	VFMADD231PS  256(R9)(DX*2), Z5, Z4
 
-vb_zero339:
+vb_zero335:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero340
+	JZ           vb_zero336
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R9)(R10*1), Z5, Z0
 	VFMADD231PS  64(R9)(R10*1), Z5, Z1
@@ -7911,7 +7203,7 @@ vb_zero339:
 	VFMADD231PS  192(R9)(R10*1), Z5, Z3
 	VFMADD231PS  256(R9)(R10*1), Z5, Z4
 
-vb_zero340:
+vb_zero336:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7920,44 +7212,44 @@ vb_zero340:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head335
+	JNZ     vb_head331
 
-vb_head_done336:
-vb_group_next301:
+vb_head_done332:
+vb_group_next297:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  vb_group298
+	JNZ  vb_group294
 
-vb_group_done299:
+vb_group_done295:
 	DECQ R11
-	JNZ  vb_query296
+	JNZ  vb_query292
 
-vb_query_done297:
+vb_query_done293:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys294
+	JMP  vb_keys290
 
-vb_keys_done295:
+vb_keys_done291:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done342
+	JZ     kv_key_done338
 
-kv_key341:
+kv_key337:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done344
+	JZ    kv_query_done340
 
-kv_query343:
+kv_query339:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done346
+	JZ    kv_group_done342
 
-kv_group345:
+kv_group341:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7970,12 +7262,12 @@ kv_group345:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done348
+	JZ         kv_head_done344
 
-kv_head347:
+kv_head343:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero349
+	JZ           kv_zero345
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -7993,28 +7285,28 @@ kv_head347:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero349:
+kv_zero345:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head347
+	JNZ  kv_head343
 
-kv_head_done348:
+kv_head_done344:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group345
+	JNZ  kv_group341
 
-kv_group_done346:
+kv_group_done342:
 	DECQ R12
-	JNZ  kv_query343
+	JNZ  kv_query339
 
-kv_query_done344:
+kv_query_done340:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key341
+	JNZ  kv_key337
 
-kv_key_done342:
+kv_key_done338:
 	VZEROUPPER
 	RET
 
@@ -8027,9 +7319,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop351:
+loop347:
 	CMPQ    CX, $0x00000020
-	JB      loop_end352
+	JB      loop_end348
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -8040,23 +7332,23 @@ loop351:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop351
+	JMP     loop347
 
-loop_end352:
-loop353:
+loop_end348:
+loop349:
 	CMPQ    CX, $0x00000010
-	JB      loop_end354
+	JB      loop_end350
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop353
+	JMP     loop349
 
-loop_end354:
+loop_end350:
 	TESTQ     CX, CX
-	JZ        loop_done350
+	JZ        loop_done346
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8064,7 +7356,7 @@ loop_end354:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done350:
+loop_done346:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8074,10 +7366,10 @@ loop_done350:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store355
+	JZ            max_store351
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store355:
+max_store351:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8104,9 +7396,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop357:
+loop353:
 	CMPQ         CX, $0x00000010
-	JB           loop_end358
+	JB           loop_end354
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -8128,11 +7420,11 @@ loop357:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop357
+	JMP          loop353
 
-loop_end358:
+loop_end354:
 	TESTQ        CX, CX
-	JZ           loop_done356
+	JZ           loop_done352
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -8156,7 +7448,7 @@ loop_end358:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done356:
+loop_done352:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -8184,9 +7476,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop359:
+widen_loop355:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end360
+	JB        widen_loop_end356
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -8202,23 +7494,23 @@ widen_loop359:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop359
+	JMP       widen_loop355
 
-widen_loop_end360:
-widen_loop361:
+widen_loop_end356:
+widen_loop357:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end362
+	JB        widen_loop_end358
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop361
+	JMP       widen_loop357
 
-widen_loop_end362:
+widen_loop_end358:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail363
+	JZ          widen_tail359
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -8226,9 +7518,9 @@ widen_loop_end362:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail363:
+widen_tail359:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail364
+	JZ          widen_tail360
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -8236,9 +7528,9 @@ widen_tail363:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail364:
+widen_tail360:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail365
+	JZ          widen_tail361
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -8246,9 +7538,9 @@ widen_tail364:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail365:
+widen_tail361:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail366
+	JZ          widen_tail362
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -8256,7 +7548,7 @@ widen_tail365:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail366:
+widen_tail362:
 	VZEROUPPER
 	RET
 
@@ -8272,23 +7564,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups367
+	JNE   kv_groups363
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows368:
+s1_rows364:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done369
+	JL   s1_rows_done365
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys370:
+s1_keys366:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done371
+	JL            s1_keys_done367
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -8467,13 +7759,13 @@ s1_keys370:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys370
+	JMP           s1_keys366
 
-s1_keys_done371:
+s1_keys_done367:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done373
+	JZ    s1_key_tail_done369
 
-s1_key_tail372:
+s1_key_tail368:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8582,29 +7874,29 @@ s1_key_tail372:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail372
+	JNZ           s1_key_tail368
 
-s1_key_tail_done373:
+s1_key_tail_done369:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows368
+	JMP  s1_rows364
 
-s1_rows_done369:
+s1_rows_done365:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done375
+	JZ    s1_row_tail_done371
 
-s1_row_tail374:
+s1_row_tail370:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done377
+	JZ    s1_row_tail_key_done373
 
-s1_row_tail_key376:
+s1_row_tail_key372:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8634,40 +7926,40 @@ s1_row_tail_key376:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key376
+	JNZ           s1_row_tail_key372
 
-s1_row_tail_key_done377:
+s1_row_tail_key_done373:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail374
+	JNZ  s1_row_tail370
 
-s1_row_tail_done375:
+s1_row_tail_done371:
 	VZEROUPPER
 	RET
 
-kv_groups367:
+kv_groups363:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key378
+	JNZ   kv_by_key374
 
-kb_keys379:
+kb_keys375:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done380
+	JL    kb_keys_done376
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done382
+	JZ    kb_query_done378
 
-kb_query381:
+kb_query377:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done384
+	JZ    kb_group_done380
 
-kb_group383:
+kb_group379:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8686,7 +7978,7 @@ kb_group383:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows385:
+kb_rows381:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -8868,42 +8160,42 @@ kb_rows385:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows385
+	JNZ           kb_rows381
 	ADDQ          $0x000000a0, R9
 	DECQ          R12
-	JNZ           kb_group383
+	JNZ           kb_group379
 
-kb_group_done384:
+kb_group_done380:
 	DECQ R11
-	JNZ  kb_query381
+	JNZ  kb_query377
 
-kb_query_done382:
+kb_query_done378:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys379
+	JMP  kb_keys375
 
-kb_keys_done380:
-kv_by_key378:
+kb_keys_done376:
+kv_by_key374:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done387
+	JZ     kv_key_done383
 
-kv_key386:
+kv_key382:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done389
+	JZ    kv_query_done385
 
-kv_query388:
+kv_query384:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done391
+	JZ    kv_group_done387
 
-kv_group390:
+kv_group386:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -8915,9 +8207,9 @@ kv_group390:
 	VPSLLD      $0x10, Z4, Z4
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done393
+	JZ          kv_head_done389
 
-kv_head392:
+kv_head388:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -8936,24 +8228,24 @@ kv_head392:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head392
+	JNZ           kv_head388
 
-kv_head_done393:
+kv_head_done389:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  kv_group390
+	JNZ  kv_group386
 
-kv_group_done391:
+kv_group_done387:
 	DECQ R11
-	JNZ  kv_query388
+	JNZ  kv_query384
 
-kv_query_done389:
+kv_query_done385:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key386
+	JNZ  kv_key382
 
-kv_key_done387:
+kv_key_done383:
 	VZEROUPPER
 	RET
 
@@ -8969,7 +8261,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups394
+	JNE   kv_groups390
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -8977,9 +8269,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done396
+	JZ    v1_row_done392
 
-v1_row395:
+v1_row391:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8995,12 +8287,12 @@ v1_row395:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done398
+	JZ           v1_key_done394
 
-v1_key397:
+v1_key393:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero399
+	JZ           v1_zero395
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z6
 	VFMADD231PS  Z6, Z0, Z1
@@ -9014,13 +8306,13 @@ v1_key397:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero399:
+v1_zero395:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key397
+	JNZ  v1_key393
 
-v1_key_done398:
+v1_key_done394:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9030,22 +8322,22 @@ v1_key_done398:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row395
+	JNZ     v1_row391
 
-v1_row_done396:
+v1_row_done392:
 	VZEROUPPER
 	RET
 
-kv_groups394:
+kv_groups390:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done401
+	JZ    kv_rescale_done397
 
-kv_rescale400:
+kv_rescale396:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9065,28 +8357,28 @@ kv_rescale400:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale400
+	JNZ          kv_rescale396
 
-kv_rescale_done401:
+kv_rescale_done397:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys402:
+vb_keys398:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done403
+	JL    vb_keys_done399
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done405
+	JZ    vb_query_done401
 
-vb_query404:
+vb_query400:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done407
+	JZ    vb_group_done403
 
-vb_group406:
+vb_group402:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -9122,9 +8414,9 @@ vb_group406:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row408
+	JNZ        vb_by_row404
 
-vb_rows410:
+vb_rows406:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9147,28 +8439,73 @@ vb_rows410:
 	VMOVDQU16.Z  64(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero411
+	JZ           vh_zero407
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero411:
+vh_zero407:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero412
+	JZ           vh_zero408
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero412:
+vh_zero408:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero413
+	JZ           vh_zero409
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero409:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero410
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero410:
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero411
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero411:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero412
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero412:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero413
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9176,44 +8513,44 @@ vh_zero412:
 
 vh_zero413:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero414
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero414:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero415
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero415:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero416
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero416:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero417
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9221,44 +8558,44 @@ vh_zero416:
 
 vh_zero417:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero418
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero418:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero419
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero419:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero420
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero420:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero421
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9266,44 +8603,44 @@ vh_zero420:
 
 vh_zero421:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero422
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero422:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K1, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero423
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero423:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero424
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero424:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero425
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9311,44 +8648,44 @@ vh_zero424:
 
 vh_zero425:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero426
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero426:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K1, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero427
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero427:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero428
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero428:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero429
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9356,44 +8693,44 @@ vh_zero428:
 
 vh_zero429:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero430
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero430:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero431
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero431:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero432
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero432:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero433
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9401,44 +8738,44 @@ vh_zero432:
 
 vh_zero433:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero434
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero434:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero435
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero435:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero436
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero436:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero437
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -9446,61 +8783,16 @@ vh_zero436:
 
 vh_zero437:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero438
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero438:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero439
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero439:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero440
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero440:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero441
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero441:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero442
+	JZ           vh_zero438
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero442:
+vh_zero438:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -9525,250 +8817,250 @@ vh_zero442:
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero443
+	JZ           vh_zero439
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero443:
+vh_zero439:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero444
+	JZ           vh_zero440
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero444:
+vh_zero440:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero445
+	JZ           vh_zero441
 	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero445:
+vh_zero441:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero446
+	JZ           vh_zero442
 	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero446:
+vh_zero442:
 	VPMOVZXWD    128(R9)(DX*1), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero447
+	JZ           vh_zero443
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero447:
+vh_zero443:
 	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero448
+	JZ           vh_zero444
 	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero448:
+vh_zero444:
 	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero449
+	JZ           vh_zero445
 	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero449:
+vh_zero445:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero450
+	JZ           vh_zero446
 	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero450:
+vh_zero446:
 	VPMOVZXWD    128(R9)(DX*2), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero451
+	JZ           vh_zero447
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero451:
+vh_zero447:
 	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero452
+	JZ           vh_zero448
 	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero452:
+vh_zero448:
 	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero453
+	JZ           vh_zero449
 	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero453:
+vh_zero449:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero454
+	JZ           vh_zero450
 	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero454:
+vh_zero450:
 	VPMOVZXWD    128(R9)(R11*1), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero455
+	JZ           vh_zero451
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero455:
+vh_zero451:
 	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero456
+	JZ           vh_zero452
 	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero456:
+vh_zero452:
 	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero457
+	JZ           vh_zero453
 	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero457:
+vh_zero453:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero458
+	JZ           vh_zero454
 	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero458:
+vh_zero454:
 	VPMOVZXWD    128(R10), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero459
+	JZ           vh_zero455
 	VBROADCASTSS 16(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero459:
+vh_zero455:
 	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero460
+	JZ           vh_zero456
 	VBROADCASTSS 16(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero460:
+vh_zero456:
 	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero461
+	JZ           vh_zero457
 	VBROADCASTSS 16(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero461:
+vh_zero457:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero462
+	JZ           vh_zero458
 	VBROADCASTSS 16(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero462:
+vh_zero458:
 	VPMOVZXWD    128(R10)(DX*1), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero463
+	JZ           vh_zero459
 	VBROADCASTSS 20(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero463:
+vh_zero459:
 	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero464
+	JZ           vh_zero460
 	VBROADCASTSS 20(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero464:
+vh_zero460:
 	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero465
+	JZ           vh_zero461
 	VBROADCASTSS 20(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero465:
+vh_zero461:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero466
+	JZ           vh_zero462
 	VBROADCASTSS 20(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero466:
+vh_zero462:
 	VPMOVZXWD    128(R10)(DX*2), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero467
+	JZ           vh_zero463
 	VBROADCASTSS 24(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero467:
+vh_zero463:
 	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero468
+	JZ           vh_zero464
 	VBROADCASTSS 24(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero468:
+vh_zero464:
 	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero469
+	JZ           vh_zero465
 	VBROADCASTSS 24(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero469:
+vh_zero465:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero470
+	JZ           vh_zero466
 	VBROADCASTSS 24(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero470:
+vh_zero466:
 	VPMOVZXWD    128(R10)(R11*1), Z4
 	VPSLLD       $0x10, Z4, Z4
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero471
+	JZ           vh_zero467
 	VBROADCASTSS 28(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero471:
+vh_zero467:
 	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero472
+	JZ           vh_zero468
 	VBROADCASTSS 28(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero472:
+vh_zero468:
 	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero473
+	JZ           vh_zero469
 	VBROADCASTSS 28(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero473:
+vh_zero469:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero474
+	JZ           vh_zero470
 	VBROADCASTSS 28(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero474:
+vh_zero470:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 576(DI)
 	VMOVUPS Z2, 896(DI)
@@ -9779,15 +9071,15 @@ vh_zero474:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows410
-	JMP     vb_group_next409
+	JNZ     vb_rows406
+	JMP     vb_group_next405
 
-vb_by_row408:
+vb_by_row404:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done476
+	JZ    vb_head_done472
 
-vb_head475:
+vb_head471:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9795,7 +9087,7 @@ vb_head475:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero477
+	JZ           vb_zero473
 	VBROADCASTSS (R8), Z5
 	VPSLLD       $0x10, (R9), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9809,10 +9101,10 @@ vb_head475:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero477:
+vb_zero473:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero478
+	JZ           vb_zero474
 	VBROADCASTSS 4(R8), Z5
 	VPSLLD       $0x10, (R9)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9826,10 +9118,10 @@ vb_zero477:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero478:
+vb_zero474:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero479
+	JZ           vb_zero475
 	VBROADCASTSS 8(R8), Z5
 	VPSLLD       $0x10, (R9)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9843,10 +9135,10 @@ vb_zero478:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero479:
+vb_zero475:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero480
+	JZ           vb_zero476
 	VBROADCASTSS 12(R8), Z5
 	VPSLLD       $0x10, (R9)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9860,10 +9152,10 @@ vb_zero479:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero480:
+vb_zero476:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero481
+	JZ           vb_zero477
 	VBROADCASTSS 16(R8), Z5
 	VPSLLD       $0x10, (R10), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9877,10 +9169,10 @@ vb_zero480:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero481:
+vb_zero477:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero482
+	JZ           vb_zero478
 	VBROADCASTSS 20(R8), Z5
 	VPSLLD       $0x10, (R10)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9894,10 +9186,10 @@ vb_zero481:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero482:
+vb_zero478:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero483
+	JZ           vb_zero479
 	VBROADCASTSS 24(R8), Z5
 	VPSLLD       $0x10, (R10)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9911,10 +9203,10 @@ vb_zero482:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero483:
+vb_zero479:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero484
+	JZ           vb_zero480
 	VBROADCASTSS 28(R8), Z5
 	VPSLLD       $0x10, (R10)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -9928,7 +9220,7 @@ vb_zero483:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero484:
+vb_zero480:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -9937,44 +9229,44 @@ vb_zero484:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head475
+	JNZ     vb_head471
 
-vb_head_done476:
-vb_group_next409:
+vb_head_done472:
+vb_group_next405:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  vb_group406
+	JNZ  vb_group402
 
-vb_group_done407:
+vb_group_done403:
 	DECQ R12
-	JNZ  vb_query404
+	JNZ  vb_query400
 
-vb_query_done405:
+vb_query_done401:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys402
+	JMP  vb_keys398
 
-vb_keys_done403:
+vb_keys_done399:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done486
+	JZ     kv_key_done482
 
-kv_key485:
+kv_key481:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done488
+	JZ    kv_query_done484
 
-kv_query487:
+kv_query483:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done490
+	JZ    kv_group_done486
 
-kv_group489:
+kv_group485:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -9986,12 +9278,12 @@ kv_group489:
 	VPSLLD      $0x10, Z4, Z4
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done492
+	JZ          kv_head_done488
 
-kv_head491:
+kv_head487:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero493
+	JZ           kv_zero489
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -10009,28 +9301,28 @@ kv_head491:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero493:
+kv_zero489:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head491
+	JNZ  kv_head487
 
-kv_head_done492:
+kv_head_done488:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  kv_group489
+	JNZ  kv_group485
 
-kv_group_done490:
+kv_group_done486:
 	DECQ R12
-	JNZ  kv_query487
+	JNZ  kv_query483
 
-kv_query_done488:
+kv_query_done484:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key485
+	JNZ  kv_key481
 
-kv_key_done486:
+kv_key_done482:
 	VZEROUPPER
 	RET
 
@@ -10040,13 +9332,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse494
+	JNE       pair_inverse490
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd496:
+pair_fwd492:
 	CMPQ      CX, $0x00000050
-	JB        pair_fwd_end497
+	JB        pair_fwd_end493
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -10063,18 +9355,18 @@ pair_fwd496:
 	VMOVUPS   Z4, 192(AX)
 	ADDQ      $0x00000140, AX
 	SUBQ      $0x00000050, CX
-	JMP       pair_fwd496
+	JMP       pair_fwd492
 
-pair_fwd_end497:
-	JMP pair_done495
+pair_fwd_end493:
+	JMP pair_done491
 
-pair_inverse494:
+pair_inverse490:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv498:
+pair_inv494:
 	CMPQ      CX, $0x00000050
-	JB        pair_inv_end499
+	JB        pair_inv_end495
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -10091,10 +9383,10 @@ pair_inv498:
 	VMOVUPS   Z4, 192(AX)
 	ADDQ      $0x00000140, AX
 	SUBQ      $0x00000050, CX
-	JMP       pair_inv498
+	JMP       pair_inv494
 
-pair_inv_end499:
-pair_done495:
+pair_inv_end495:
+pair_done491:
 	VZEROUPPER
 	RET
 

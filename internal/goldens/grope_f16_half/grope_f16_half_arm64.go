@@ -10,18 +10,6 @@ package grope_f16_half
 //go:noescape
 func rotateNEON(q, qSrc []uint16, qHeads, qStride, qHeadStride int, k, kSrc []uint16, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 
-// combineRowsNEON computes table rows by angle addition (unfused float64, rounded once to float32).
-// Implemented in grope_f16_half_arm64.s.
-//
-//go:noescape
-func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
-
-// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
-// Implemented in grope_f16_half_arm64.s.
-//
-//go:noescape
-func hiRowNEON(h, a, b, c []float64)
-
 // farRowsNEON computes the rows of far positions as the product of four digit rows (unfused float32).
 // Implemented in grope_f16_half_arm64.s.
 //
@@ -72,5 +60,5 @@ func valuesKV16NEON(acc, p []float32, v []uint16, alpha []float32, nk, nb, group
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, farRows: farRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON, scoresKV16: scoresKV16NEON, valuesKV16: valuesKV16NEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, farRows: farRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON, scoresKV16: scoresKV16NEON, valuesKV16: valuesKV16NEON})
 }

@@ -590,261 +590,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX2
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done35
-	VMOVUPS combine_dup8<>+0(SB), Y0
-
-combine_token36:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000130, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y1
-	VMOVUPD    152(R8), Y2
-	VMULPD     (CX), Y1, Y3
-	VMULPD     152(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     152(CX), Y1, Y1
-	VMULPD     (CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, (AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 152(AX)
-	VMOVUPD    32(R8), Y1
-	VMOVUPD    184(R8), Y2
-	VMULPD     32(CX), Y1, Y3
-	VMULPD     184(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     184(CX), Y1, Y1
-	VMULPD     32(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 32(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 184(AX)
-	VMOVUPD    64(R8), Y1
-	VMOVUPD    216(R8), Y2
-	VMULPD     64(CX), Y1, Y3
-	VMULPD     216(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     216(CX), Y1, Y1
-	VMULPD     64(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 64(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 216(AX)
-	VMOVUPD    96(R8), Y1
-	VMOVUPD    248(R8), Y2
-	VMULPD     96(CX), Y1, Y3
-	VMULPD     248(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     248(CX), Y1, Y1
-	VMULPD     96(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 96(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 248(AX)
-	VMOVSD     128(R8), X1
-	VMOVSD     280(R8), X2
-	VMULSD     128(CX), X1, X3
-	VMULSD     280(CX), X2, X4
-	VSUBSD     X4, X3, X3
-	VMULSD     280(CX), X1, X1
-	VMULSD     128(CX), X2, X2
-	VADDSD     X2, X1, X1
-	VCVTSD2SS  X3, X3, X3
-	VCVTSD2SS  X1, X1, X1
-	VMOVSS     X3, 128(AX)
-	VMOVSS     X1, 280(AX)
-	VMOVSS     X3, 132(AX)
-	VMOVSS     X1, 284(AX)
-	VMOVSD     136(R8), X1
-	VMOVSD     288(R8), X2
-	VMULSD     136(CX), X1, X3
-	VMULSD     288(CX), X2, X4
-	VSUBSD     X4, X3, X3
-	VMULSD     288(CX), X1, X1
-	VMULSD     136(CX), X2, X2
-	VADDSD     X2, X1, X1
-	VCVTSD2SS  X3, X3, X3
-	VCVTSD2SS  X1, X1, X1
-	VMOVSS     X3, 136(AX)
-	VMOVSS     X1, 288(AX)
-	VMOVSS     X3, 140(AX)
-	VMOVSS     X1, 292(AX)
-	VMOVSD     144(R8), X1
-	VMOVSD     296(R8), X2
-	VMULSD     144(CX), X1, X3
-	VMULSD     296(CX), X2, X4
-	VSUBSD     X4, X3, X3
-	VMULSD     296(CX), X1, X1
-	VMULSD     144(CX), X2, X2
-	VADDSD     X2, X1, X1
-	VCVTSD2SS  X3, X3, X3
-	VCVTSD2SS  X1, X1, X1
-	VMOVSS     X3, 144(AX)
-	VMOVSS     X1, 296(AX)
-	VMOVSS     X3, 148(AX)
-	VMOVSS     X1, 300(AX)
-	ADDQ       $0x00000130, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 152(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 152(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 152(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 152(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 184(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 184(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 184(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 184(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 216(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 216(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 216(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 216(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 248(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 248(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 248(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 248(AX)
-	VMOVUPD 128(CX), X0
-	VMOVUPD 280(CX), X1
-	VMOVUPD 128(DX), X2
-	VMOVUPD 280(DX), X3
-	VMULPD  X2, X0, X4
-	VMULPD  X3, X1, X5
-	VSUBPD  X5, X4, X4
-	VMULPD  X2, X1, X1
-	VMULPD  X3, X0, X0
-	VADDPD  X0, X1, X1
-	VMOVUPD 128(BX), X0
-	VMOVUPD 280(BX), X2
-	VMULPD  X0, X4, X3
-	VMULPD  X2, X1, X5
-	VSUBPD  X5, X3, X3
-	VMULPD  X0, X1, X0
-	VMULPD  X2, X4, X1
-	VADDPD  X1, X0, X0
-	VMOVUPD X3, 128(AX)
-	VMOVUPD X0, 280(AX)
-	VMOVSD  144(CX), X0
-	VMOVSD  296(CX), X1
-	VMOVSD  144(DX), X2
-	VMOVSD  296(DX), X3
-	VMULSD  X2, X0, X4
-	VMULSD  X3, X1, X5
-	VSUBSD  X5, X4, X4
-	VMULSD  X2, X1, X1
-	VMULSD  X3, X0, X0
-	VADDSD  X0, X1, X1
-	VMOVSD  144(BX), X0
-	VMOVSD  296(BX), X2
-	VMULSD  X0, X4, X3
-	VMULSD  X2, X1, X5
-	VSUBSD  X5, X3, X3
-	VMULSD  X0, X1, X0
-	VMULSD  X2, X4, X1
-	VADDSD  X1, X0, X0
-	VMOVSD  X3, 144(AX)
-	VMOVSD  X0, 296(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX, AVX2
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -853,11 +598,11 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done37
+	JZ      far_done35
 	VMOVUPS far_dup8_0<>+0(SB), Y0
 	VMOVUPS far_dup8_1<>+0(SB), Y1
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1033,9 +778,9 @@ far_token38:
 	ADDQ    $0x00000130, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -1049,23 +794,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      288(SI), Y7
@@ -1208,13 +953,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1270,27 +1015,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000240, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1320,40 +1065,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1380,7 +1125,7 @@ kb_group55:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      288(DI), Y7
@@ -1524,42 +1269,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000120, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1576,9 +1321,9 @@ kv_group62:
 	VMOVUPS    256(R9), Y8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y9
 	VMULPS       32(SI), Y1, Y10
 	VFMADD231PS  64(SI), Y2, Y9
@@ -1599,24 +1344,24 @@ kv_head64:
 	ADDQ         $0x00000120, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -1630,7 +1375,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1638,9 +1383,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1664,12 +1409,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1681,13 +1426,13 @@ v1_key69:
 	VFMADD231PS  224(R9), Y0, Y8
 	VFMADD231PS  256(R9), Y0, Y9
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1701,22 +1446,22 @@ v1_key_done70:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done73
+	JZ    kv_rescale_done71
 
-kv_rescale72:
+kv_rescale70:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1748,28 +1493,28 @@ kv_rescale72:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale72
+	JNZ          kv_rescale70
 
-kv_rescale_done73:
+kv_rescale_done71:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys74:
+vb_keys72:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done75
+	JL    vb_keys_done73
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done77
+	JZ    vb_query_done75
 
-vb_query76:
+vb_query74:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done79
+	JZ    vb_group_done77
 
-vb_group78:
+vb_group76:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1796,9 +1541,9 @@ vb_group78:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row80
+	JNZ        vb_by_row78
 
-vb_rows82:
+vb_rows80:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1813,96 +1558,96 @@ vb_rows82:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero81
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero81:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero82:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero83:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero84:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero85:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero86:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1925,96 +1670,96 @@ vh_zero90:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2028,78 +1773,78 @@ vh_zero98:
 	VMOVUPS      256(R9), Y2
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS (R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero99:
+vh_zero97:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS (R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero100:
+vh_zero98:
 	VMOVUPS      256(R9)(DX*1), Y2
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 4(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero101:
+vh_zero99:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS 4(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero102:
+vh_zero100:
 	VMOVUPS      256(R9)(DX*2), Y2
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS 8(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero103:
+vh_zero101:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 8(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero104:
+vh_zero102:
 	VMOVUPS      256(R9)(R10*1), Y2
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 12(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero105:
+vh_zero103:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 12(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero106:
+vh_zero104:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 544(DI)
 	ADDQ    $0x00000240, DI
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows82
-	JMP     vb_group_next81
+	JNZ     vb_rows80
+	JMP     vb_group_next79
 
-vb_by_row80:
+vb_by_row78:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done108
+	JZ    vb_head_done106
 
-vb_head107:
+vb_head105:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2111,7 +1856,7 @@ vb_head107:
 	VMOVUPS      256(DI), Y8
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero109
+	JZ           vb_zero107
 	VBROADCASTSS (R8), Y9
 	VFMADD231PS  (R9), Y9, Y0
 	VFMADD231PS  32(R9), Y9, Y1
@@ -2123,10 +1868,10 @@ vb_head107:
 	VFMADD231PS  224(R9), Y9, Y7
 	VFMADD231PS  256(R9), Y9, Y8
 
-vb_zero109:
+vb_zero107:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero110
+	JZ           vb_zero108
 	VBROADCASTSS 4(R8), Y9
 	VFMADD231PS  (R9)(DX*1), Y9, Y0
 	VFMADD231PS  32(R9)(DX*1), Y9, Y1
@@ -2138,10 +1883,10 @@ vb_zero109:
 	VFMADD231PS  224(R9)(DX*1), Y9, Y7
 	VFMADD231PS  256(R9)(DX*1), Y9, Y8
 
-vb_zero110:
+vb_zero108:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero111
+	JZ           vb_zero109
 	VBROADCASTSS 8(R8), Y9
 	VFMADD231PS  (R9)(DX*2), Y9, Y0
 	VFMADD231PS  32(R9)(DX*2), Y9, Y1
@@ -2153,10 +1898,10 @@ vb_zero110:
 	VFMADD231PS  224(R9)(DX*2), Y9, Y7
 	VFMADD231PS  256(R9)(DX*2), Y9, Y8
 
-vb_zero111:
+vb_zero109:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero112
+	JZ           vb_zero110
 	VBROADCASTSS 12(R8), Y9
 	VFMADD231PS  (R9)(R10*1), Y9, Y0
 	VFMADD231PS  32(R9)(R10*1), Y9, Y1
@@ -2168,7 +1913,7 @@ vb_zero111:
 	VFMADD231PS  224(R9)(R10*1), Y9, Y7
 	VFMADD231PS  256(R9)(R10*1), Y9, Y8
 
-vb_zero112:
+vb_zero110:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2181,44 +1926,44 @@ vb_zero112:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head107
+	JNZ     vb_head105
 
-vb_head_done108:
-vb_group_next81:
+vb_head_done106:
+vb_group_next79:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  vb_group78
+	JNZ  vb_group76
 
-vb_group_done79:
+vb_group_done77:
 	DECQ R11
-	JNZ  vb_query76
+	JNZ  vb_query74
 
-vb_query_done77:
+vb_query_done75:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys74
+	JMP  vb_keys72
 
-vb_keys_done75:
+vb_keys_done73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done114
+	JZ     kv_key_done112
 
-kv_key113:
+kv_key111:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done116
+	JZ    kv_query_done114
 
-kv_query115:
+kv_query113:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done118
+	JZ    kv_group_done116
 
-kv_group117:
+kv_group115:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2235,12 +1980,12 @@ kv_group117:
 	VMOVUPS    256(R9), Y8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done120
+	JZ         kv_head_done118
 
-kv_head119:
+kv_head117:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero121
+	JZ           kv_zero119
 	VBROADCASTSS (R8), Y9
 	VMOVUPS      (SI), Y10
 	VFMADD231PS  Y0, Y9, Y10
@@ -2270,28 +2015,28 @@ kv_head119:
 	VFMADD231PS  Y8, Y9, Y10
 	VMOVUPS      Y10, 256(SI)
 
-kv_zero121:
+kv_zero119:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head119
+	JNZ  kv_head117
 
-kv_head_done120:
+kv_head_done118:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group117
+	JNZ  kv_group115
 
-kv_group_done118:
+kv_group_done116:
 	DECQ R12
-	JNZ  kv_query115
+	JNZ  kv_query113
 
-kv_query_done116:
+kv_query_done114:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key113
+	JNZ  kv_key111
 
-kv_key_done114:
+kv_key_done112:
 	VZEROUPPER
 	RET
 
@@ -2304,9 +2049,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop123:
+loop121:
 	CMPQ    CX, $0x00000010
-	JB      loop_end124
+	JB      loop_end122
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2317,23 +2062,23 @@ loop123:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop123
+	JMP     loop121
 
-loop_end124:
-loop125:
+loop_end122:
+loop123:
 	CMPQ    CX, $0x00000008
-	JB      loop_end126
+	JB      loop_end124
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop125
+	JMP     loop123
 
-loop_end126:
+loop_end124:
 	TESTQ      CX, CX
-	JZ         loop_done122
+	JZ         loop_done120
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2343,7 +2088,7 @@ loop_end126:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done122:
+loop_done120:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2351,10 +2096,10 @@ loop_done122:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store127
+	JZ           max_store125
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store127:
+max_store125:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2374,9 +2119,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop129:
+loop127:
 	CMPQ         CX, $0x00000008
-	JB           loop_end130
+	JB           loop_end128
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2399,11 +2144,11 @@ loop129:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop129
+	JMP          loop127
 
-loop_end130:
+loop_end128:
 	TESTQ        CX, CX
-	JZ           loop_done128
+	JZ           loop_done126
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2429,7 +2174,7 @@ loop_end130:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done128:
+loop_done126:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2447,9 +2192,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop131:
+widen_loop129:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end132
+	JB        widen_loop_end130
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -2461,39 +2206,39 @@ widen_loop131:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop131
+	JMP       widen_loop129
 
-widen_loop_end132:
-widen_loop133:
+widen_loop_end130:
+widen_loop131:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end134
+	JB        widen_loop_end132
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop133
+	JMP       widen_loop131
 
-widen_loop_end134:
+widen_loop_end132:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail135
+	JZ        widen_tail133
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail135:
+widen_tail133:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail136
+	JZ        widen_tail134
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail136:
+widen_tail134:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail137
+	JZ        widen_tail135
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -2501,7 +2246,7 @@ widen_tail136:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail137:
+widen_tail135:
 	VZEROUPPER
 	RET
 
@@ -2515,23 +2260,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups138
+	JNE   kv_groups136
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows139:
+s1_rows137:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done140
+	JL   s1_rows_done138
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys141:
+s1_keys139:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done142
+	JL           s1_keys_done140
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      288(SI), Y7
@@ -2674,13 +2419,13 @@ s1_keys141:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys141
+	JMP          s1_keys139
 
-s1_keys_done142:
+s1_keys_done140:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done144
+	JZ    s1_key_tail_done142
 
-s1_key_tail143:
+s1_key_tail141:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -2754,27 +2499,27 @@ s1_key_tail143:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail143
+	JNZ          s1_key_tail141
 
-s1_key_tail_done144:
+s1_key_tail_done142:
 	ADDQ $0x00000240, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows139
+	JMP  s1_rows137
 
-s1_rows_done140:
+s1_rows_done138:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done146
+	JZ    s1_row_tail_done144
 
-s1_row_tail145:
+s1_row_tail143:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done148
+	JZ    s1_row_tail_key_done146
 
-s1_row_tail_key147:
+s1_row_tail_key145:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -2813,40 +2558,40 @@ s1_row_tail_key147:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key147
+	JNZ          s1_row_tail_key145
 
-s1_row_tail_key_done148:
+s1_row_tail_key_done146:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail145
+	JNZ  s1_row_tail143
 
-s1_row_tail_done146:
+s1_row_tail_done144:
 	VZEROUPPER
 	RET
 
-kv_groups138:
+kv_groups136:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key149
+	JNZ   kv_by_key147
 
-kb_keys150:
+kb_keys148:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done151
+	JL    kb_keys_done149
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done153
+	JZ    kb_query_done151
 
-kb_query152:
+kb_query150:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done155
+	JZ    kb_group_done153
 
-kb_group154:
+kb_group152:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2865,7 +2610,7 @@ kb_group154:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows156:
+kb_rows154:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      288(DI), Y7
@@ -3009,42 +2754,42 @@ kb_rows156:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows156
+	JNZ          kb_rows154
 	ADDQ         $0x00000090, R9
 	DECQ         R12
-	JNZ          kb_group154
+	JNZ          kb_group152
 
-kb_group_done155:
+kb_group_done153:
 	DECQ R11
-	JNZ  kb_query152
+	JNZ  kb_query150
 
-kb_query_done153:
+kb_query_done151:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys150
+	JMP  kb_keys148
 
-kb_keys_done151:
-kv_by_key149:
+kb_keys_done149:
+kv_by_key147:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done158
+	JZ     kv_key_done156
 
-kv_key157:
+kv_key155:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done160
+	JZ    kv_query_done158
 
-kv_query159:
+kv_query157:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done162
+	JZ    kv_group_done160
 
-kv_group161:
+kv_group159:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3059,9 +2804,9 @@ kv_group161:
 	VCVTPH2PS  128(R9), Y8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done164
+	JZ         kv_head_done162
 
-kv_head163:
+kv_head161:
 	VMULPS       (SI), Y0, Y9
 	VMULPS       32(SI), Y1, Y10
 	VFMADD231PS  64(SI), Y2, Y9
@@ -3082,24 +2827,24 @@ kv_head163:
 	ADDQ         $0x00000120, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head163
+	JNZ          kv_head161
 
-kv_head_done164:
+kv_head_done162:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  kv_group161
+	JNZ  kv_group159
 
-kv_group_done162:
+kv_group_done160:
 	DECQ R11
-	JNZ  kv_query159
+	JNZ  kv_query157
 
-kv_query_done160:
+kv_query_done158:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key157
+	JNZ  kv_key155
 
-kv_key_done158:
+kv_key_done156:
 	VZEROUPPER
 	RET
 
@@ -3113,7 +2858,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups165
+	JNE   kv_groups163
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3121,9 +2866,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done167
+	JZ    v1_row_done165
 
-v1_row166:
+v1_row164:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3147,12 +2892,12 @@ v1_row166:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done169
+	JZ           v1_key_done167
 
-v1_key168:
+v1_key166:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero170
+	JZ           v1_zero168
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y10
 	VFMADD231PS  Y10, Y0, Y1
@@ -3173,13 +2918,13 @@ v1_key168:
 	VCVTPH2PS    128(R9), Y10
 	VFMADD231PS  Y10, Y0, Y9
 
-v1_zero170:
+v1_zero168:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key168
+	JNZ  v1_key166
 
-v1_key_done169:
+v1_key_done167:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -3193,22 +2938,22 @@ v1_key_done169:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row166
+	JNZ     v1_row164
 
-v1_row_done167:
+v1_row_done165:
 	VZEROUPPER
 	RET
 
-kv_groups165:
+kv_groups163:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done172
+	JZ    kv_rescale_done170
 
-kv_rescale171:
+kv_rescale169:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3240,28 +2985,28 @@ kv_rescale171:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale171
+	JNZ          kv_rescale169
 
-kv_rescale_done172:
+kv_rescale_done170:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys173:
+vb_keys171:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done174
+	JL    vb_keys_done172
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done176
+	JZ    vb_query_done174
 
-vb_query175:
+vb_query173:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done178
+	JZ    vb_group_done176
 
-vb_group177:
+vb_group175:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3280,9 +3025,9 @@ vb_group177:
 	PREFETCHT1 128(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row179
+	JNZ        vb_by_row177
 
-vb_rows181:
+vb_rows179:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3297,96 +3042,96 @@ vb_rows181:
 	VCVTPH2PS    48(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero182
+	JZ           vh_zero180
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero182:
+vh_zero180:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero183
+	JZ           vh_zero181
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero183:
+vh_zero181:
 	VCVTPH2PS    (R9)(DX*1), Y8
 	VCVTPH2PS    16(R9)(DX*1), Y9
 	VCVTPH2PS    32(R9)(DX*1), Y10
 	VCVTPH2PS    48(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero184
+	JZ           vh_zero182
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero184:
+vh_zero182:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero185
+	JZ           vh_zero183
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero185:
+vh_zero183:
 	VCVTPH2PS    (R9)(DX*2), Y8
 	VCVTPH2PS    16(R9)(DX*2), Y9
 	VCVTPH2PS    32(R9)(DX*2), Y10
 	VCVTPH2PS    48(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero186
+	JZ           vh_zero184
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero186:
+vh_zero184:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero187
+	JZ           vh_zero185
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero187:
+vh_zero185:
 	VCVTPH2PS    (R9)(R10*1), Y8
 	VCVTPH2PS    16(R9)(R10*1), Y9
 	VCVTPH2PS    32(R9)(R10*1), Y10
 	VCVTPH2PS    48(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero188
+	JZ           vh_zero186
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero188:
+vh_zero186:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero189
+	JZ           vh_zero187
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero189:
+vh_zero187:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3409,96 +3154,96 @@ vh_zero189:
 	VCVTPH2PS    112(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero190
+	JZ           vh_zero188
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero190:
+vh_zero188:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero191
+	JZ           vh_zero189
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero191:
+vh_zero189:
 	VCVTPH2PS    64(R9)(DX*1), Y8
 	VCVTPH2PS    80(R9)(DX*1), Y9
 	VCVTPH2PS    96(R9)(DX*1), Y10
 	VCVTPH2PS    112(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero192
+	JZ           vh_zero190
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero192:
+vh_zero190:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero193
+	JZ           vh_zero191
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero193:
+vh_zero191:
 	VCVTPH2PS    64(R9)(DX*2), Y8
 	VCVTPH2PS    80(R9)(DX*2), Y9
 	VCVTPH2PS    96(R9)(DX*2), Y10
 	VCVTPH2PS    112(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero194
+	JZ           vh_zero192
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero194:
+vh_zero192:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero195
+	JZ           vh_zero193
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero195:
+vh_zero193:
 	VCVTPH2PS    64(R9)(R10*1), Y8
 	VCVTPH2PS    80(R9)(R10*1), Y9
 	VCVTPH2PS    96(R9)(R10*1), Y10
 	VCVTPH2PS    112(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero196
+	JZ           vh_zero194
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero196:
+vh_zero194:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero197
+	JZ           vh_zero195
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero197:
+vh_zero195:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3512,78 +3257,78 @@ vh_zero197:
 	VCVTPH2PS    128(R9), Y2
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero196
 	VBROADCASTSS (R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero198:
+vh_zero196:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero197
 	VBROADCASTSS (R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero199:
+vh_zero197:
 	VCVTPH2PS    128(R9)(DX*1), Y2
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero198
 	VBROADCASTSS 4(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero200:
+vh_zero198:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero199
 	VBROADCASTSS 4(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero201:
+vh_zero199:
 	VCVTPH2PS    128(R9)(DX*2), Y2
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero200
 	VBROADCASTSS 8(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero202:
+vh_zero200:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero201
 	VBROADCASTSS 8(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero203:
+vh_zero201:
 	VCVTPH2PS    128(R9)(R10*1), Y2
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero202
 	VBROADCASTSS 12(R8), Y3
 	VFMADD231PS  Y2, Y3, Y0
 
-vh_zero204:
+vh_zero202:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero203
 	VBROADCASTSS 12(R8)(BX*1), Y3
 	VFMADD231PS  Y2, Y3, Y1
 
-vh_zero205:
+vh_zero203:
 	VMOVUPS Y0, 256(DI)
 	VMOVUPS Y1, 544(DI)
 	ADDQ    $0x00000240, DI
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows181
-	JMP     vb_group_next180
+	JNZ     vb_rows179
+	JMP     vb_group_next178
 
-vb_by_row179:
+vb_by_row177:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done207
+	JZ    vb_head_done205
 
-vb_head206:
+vb_head204:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3595,7 +3340,7 @@ vb_head206:
 	VMOVUPS      256(DI), Y8
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero208
+	JZ           vb_zero206
 	VBROADCASTSS (R8), Y9
 	VCVTPH2PS    (R9), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -3616,10 +3361,10 @@ vb_head206:
 	VCVTPH2PS    128(R9), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero208:
+vb_zero206:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero209
+	JZ           vb_zero207
 	VBROADCASTSS 4(R8), Y9
 	VCVTPH2PS    (R9)(DX*1), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -3640,10 +3385,10 @@ vb_zero208:
 	VCVTPH2PS    128(R9)(DX*1), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero209:
+vb_zero207:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero210
+	JZ           vb_zero208
 	VBROADCASTSS 8(R8), Y9
 	VCVTPH2PS    (R9)(DX*2), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -3664,10 +3409,10 @@ vb_zero209:
 	VCVTPH2PS    128(R9)(DX*2), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero210:
+vb_zero208:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero211
+	JZ           vb_zero209
 	VBROADCASTSS 12(R8), Y9
 	VCVTPH2PS    (R9)(R10*1), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -3688,7 +3433,7 @@ vb_zero210:
 	VCVTPH2PS    128(R9)(R10*1), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero211:
+vb_zero209:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -3701,44 +3446,44 @@ vb_zero211:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head206
+	JNZ     vb_head204
 
-vb_head_done207:
-vb_group_next180:
+vb_head_done205:
+vb_group_next178:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  vb_group177
+	JNZ  vb_group175
 
-vb_group_done178:
+vb_group_done176:
 	DECQ R11
-	JNZ  vb_query175
+	JNZ  vb_query173
 
-vb_query_done176:
+vb_query_done174:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys173
+	JMP  vb_keys171
 
-vb_keys_done174:
+vb_keys_done172:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done213
+	JZ     kv_key_done211
 
-kv_key212:
+kv_key210:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done215
+	JZ    kv_query_done213
 
-kv_query214:
+kv_query212:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done217
+	JZ    kv_group_done215
 
-kv_group216:
+kv_group214:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3753,12 +3498,12 @@ kv_group216:
 	VCVTPH2PS  128(R9), Y8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done219
+	JZ         kv_head_done217
 
-kv_head218:
+kv_head216:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero220
+	JZ           kv_zero218
 	VBROADCASTSS (R8), Y9
 	VMOVUPS      (SI), Y10
 	VFMADD231PS  Y0, Y9, Y10
@@ -3788,28 +3533,28 @@ kv_head218:
 	VFMADD231PS  Y8, Y9, Y10
 	VMOVUPS      Y10, 256(SI)
 
-kv_zero220:
+kv_zero218:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head218
+	JNZ  kv_head216
 
-kv_head_done219:
+kv_head_done217:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  kv_group216
+	JNZ  kv_group214
 
-kv_group_done217:
+kv_group_done215:
 	DECQ R12
-	JNZ  kv_query214
+	JNZ  kv_query212
 
-kv_query_done215:
+kv_query_done213:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key212
+	JNZ  kv_key210
 
-kv_key_done213:
+kv_key_done211:
 	VZEROUPPER
 	RET
 
@@ -3828,18 +3573,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done221
+	JZ     rope_done219
 	TESTL  R8, R8
-	JS     rope_inverse222
+	JS     rope_inverse220
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000090, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream223
+	JA     rope_stream221
 
-rope_token225:
+rope_token223:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -3851,14 +3596,14 @@ rope_token225:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done226
+	JZ        rope_heads_done224
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src227
+	JNE       rope_heads_from_src225
 
-rope_head228:
+rope_head226:
 	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3878,13 +3623,13 @@ rope_head228:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head228
-	JMP            rope_heads_done226
+	JNZ            rope_head226
+	JMP            rope_heads_done224
 
-rope_heads_from_src227:
+rope_heads_from_src225:
 	MOVQ CX, R10
 
-rope_head229:
+rope_head227:
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3909,17 +3654,17 @@ rope_head229:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head229
+	JNZ            rope_head227
 
-rope_heads_done226:
+rope_heads_done224:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done230
+	JZ    rope_heads_done228
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head231:
+rope_head229:
 	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3939,9 +3684,9 @@ rope_head231:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head231
+	JNZ            rope_head229
 
-rope_heads_done230:
+rope_heads_done228:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -3951,11 +3696,11 @@ rope_heads_done230:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token225
-	JMP  rope_tokens_done224
+	JNZ  rope_token223
+	JMP  rope_tokens_done222
 
-rope_stream223:
-rope_token232:
+rope_stream221:
+rope_token230:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -3967,16 +3712,16 @@ rope_token232:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done233
+	JZ        rope_heads_done231
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src234
+	JNE       rope_heads_from_src232
 
-rope_head235:
+rope_head233:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -3999,13 +3744,13 @@ rope_head235:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head235
-	JMP            rope_heads_done233
+	JNZ            rope_head233
+	JMP            rope_heads_done231
 
-rope_heads_from_src234:
+rope_heads_from_src232:
 	MOVQ CX, R10
 
-rope_head236:
+rope_head234:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4033,19 +3778,19 @@ rope_head236:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head236
+	JNZ            rope_head234
 
-rope_heads_done233:
+rope_heads_done231:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done237
+	JZ    rope_heads_done235
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head238:
+rope_head236:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -4068,9 +3813,9 @@ rope_head238:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head238
+	JNZ            rope_head236
 
-rope_heads_done237:
+rope_heads_done235:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -4080,21 +3825,21 @@ rope_heads_done237:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token232
+	JNZ  rope_token230
 
-rope_tokens_done224:
-	JMP rope_done221
+rope_tokens_done222:
+	JMP rope_done219
 
-rope_inverse222:
+rope_inverse220:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000090, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream239
+	JA     rope_stream237
 
-rope_token241:
+rope_token239:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -4106,12 +3851,12 @@ rope_token241:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done242
+	JZ        rope_heads_done240
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head243:
+rope_head241:
 	VCVTPH2PS      (DX), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -4131,19 +3876,19 @@ rope_head243:
 	VMOVDQU16      Y6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head243
+	JNZ            rope_head241
 
-rope_heads_done242:
+rope_heads_done240:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token241
-	JMP  rope_tokens_done240
+	JNZ  rope_token239
+	JMP  rope_tokens_done238
 
-rope_stream239:
-rope_token244:
+rope_stream237:
+rope_token242:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -4155,14 +3900,14 @@ rope_token244:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done245
+	JZ        rope_heads_done243
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head246:
+rope_head244:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -4185,205 +3930,18 @@ rope_head246:
 	VMOVDQU16      Y6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head246
+	JNZ            rope_head244
 
-rope_heads_done245:
+rope_heads_done243:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token244
+	JNZ  rope_token242
 
-rope_tokens_done240:
-rope_done221:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done247
-	VMOVUPS combine_dup16<>+0(SB), Z0
-
-combine_token248:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000130, R8, R8
-	ADDQ      DX, R8
-	VMOVUPD   (R8), Z1
-	VMOVUPD   152(R8), Z2
-	VMULPD    (CX), Z1, Z3
-	VMULPD    152(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    152(CX), Z1, Z1
-	VMULPD    (CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, (AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 152(AX)
-	VMOVUPD   64(R8), Z1
-	VMOVUPD   216(R8), Z2
-	VMULPD    64(CX), Z1, Z3
-	VMULPD    216(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    216(CX), Z1, Z1
-	VMULPD    64(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 64(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 216(AX)
-	VMOVSD    128(R8), X1
-	VMOVSD    280(R8), X2
-	VMULSD    128(CX), X1, X3
-	VMULSD    280(CX), X2, X4
-	VSUBSD    X4, X3, X3
-	VMULSD    280(CX), X1, X1
-	VMULSD    128(CX), X2, X2
-	VADDSD    X2, X1, X1
-	VCVTSD2SS X3, X3, X3
-	VCVTSD2SS X1, X1, X1
-	VMOVSS    X3, 128(AX)
-	VMOVSS    X1, 280(AX)
-	VMOVSS    X3, 132(AX)
-	VMOVSS    X1, 284(AX)
-	VMOVSD    136(R8), X1
-	VMOVSD    288(R8), X2
-	VMULSD    136(CX), X1, X3
-	VMULSD    288(CX), X2, X4
-	VSUBSD    X4, X3, X3
-	VMULSD    288(CX), X1, X1
-	VMULSD    136(CX), X2, X2
-	VADDSD    X2, X1, X1
-	VCVTSD2SS X3, X3, X3
-	VCVTSD2SS X1, X1, X1
-	VMOVSS    X3, 136(AX)
-	VMOVSS    X1, 288(AX)
-	VMOVSS    X3, 140(AX)
-	VMOVSS    X1, 292(AX)
-	VMOVSD    144(R8), X1
-	VMOVSD    296(R8), X2
-	VMULSD    144(CX), X1, X3
-	VMULSD    296(CX), X2, X4
-	VSUBSD    X4, X3, X3
-	VMULSD    296(CX), X1, X1
-	VMULSD    144(CX), X2, X2
-	VADDSD    X2, X1, X1
-	VCVTSD2SS X3, X3, X3
-	VCVTSD2SS X1, X1, X1
-	VMOVSS    X3, 144(AX)
-	VMOVSS    X1, 296(AX)
-	VMOVSS    X3, 148(AX)
-	VMOVSS    X1, 300(AX)
-	ADDQ      $0x00000130, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token248
-
-combine_done247:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 152(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 152(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 152(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 152(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 216(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 216(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 216(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 216(AX)
-	VMOVUPD 128(CX), X0
-	VMOVUPD 280(CX), X1
-	VMOVUPD 128(DX), X2
-	VMOVUPD 280(DX), X3
-	VMULPD  X2, X0, X4
-	VMULPD  X3, X1, X5
-	VSUBPD  X5, X4, X4
-	VMULPD  X2, X1, X1
-	VMULPD  X3, X0, X0
-	VADDPD  X0, X1, X1
-	VMOVUPD 128(BX), X0
-	VMOVUPD 280(BX), X2
-	VMULPD  X0, X4, X3
-	VMULPD  X2, X1, X5
-	VSUBPD  X5, X3, X3
-	VMULPD  X0, X1, X0
-	VMULPD  X2, X4, X1
-	VADDPD  X1, X0, X0
-	VMOVUPD X3, 128(AX)
-	VMOVUPD X0, 280(AX)
-	VMOVSD  144(CX), X0
-	VMOVSD  296(CX), X1
-	VMOVSD  144(DX), X2
-	VMOVSD  296(DX), X3
-	VMULSD  X2, X0, X4
-	VMULSD  X3, X1, X5
-	VSUBSD  X5, X4, X4
-	VMULSD  X2, X1, X1
-	VMULSD  X3, X0, X0
-	VADDSD  X0, X1, X1
-	VMOVSD  144(BX), X0
-	VMOVSD  296(BX), X2
-	VMULSD  X0, X4, X3
-	VMULSD  X2, X1, X5
-	VSUBSD  X5, X3, X3
-	VMULSD  X0, X1, X0
-	VMULSD  X2, X4, X1
-	VADDSD  X1, X0, X0
-	VMOVSD  X3, 144(AX)
-	VMOVSD  X0, 296(AX)
+rope_tokens_done238:
+rope_done219:
 	VZEROUPPER
 	RET
 
@@ -4395,11 +3953,11 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done249
+	JZ      far_done245
 	VMOVUPS far_dup16_0<>+0(SB), Z0
 	VMOVUPS far_dup16_1<>+0(SB), Z1
 
-far_token250:
+far_token246:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -4541,9 +4099,9 @@ far_token250:
 	ADDQ    $0x00000130, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token250
+	JNZ     far_token246
 
-far_done249:
+far_done245:
 	VZEROUPPER
 	RET
 
@@ -4559,23 +4117,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups251
+	JNE   kv_groups247
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows252:
+s1_rows248:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done253
+	JL   s1_rows_done249
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys254:
+s1_keys250:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done255
+	JL            s1_keys_done251
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -4750,13 +4308,13 @@ s1_keys254:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys254
+	JMP           s1_keys250
 
-s1_keys_done255:
+s1_keys_done251:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done257
+	JZ    s1_key_tail_done253
 
-s1_key_tail256:
+s1_key_tail252:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4845,29 +4403,29 @@ s1_key_tail256:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail256
+	JNZ           s1_key_tail252
 
-s1_key_tail_done257:
+s1_key_tail_done253:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows252
+	JMP  s1_rows248
 
-s1_rows_done253:
+s1_rows_done249:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done259
+	JZ    s1_row_tail_done255
 
-s1_row_tail258:
+s1_row_tail254:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done261
+	JZ    s1_row_tail_key_done257
 
-s1_row_tail_key260:
+s1_row_tail_key256:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4892,40 +4450,40 @@ s1_row_tail_key260:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key260
+	JNZ           s1_row_tail_key256
 
-s1_row_tail_key_done261:
+s1_row_tail_key_done257:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail258
+	JNZ  s1_row_tail254
 
-s1_row_tail_done259:
+s1_row_tail_done255:
 	VZEROUPPER
 	RET
 
-kv_groups251:
+kv_groups247:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key262
+	JNZ   kv_by_key258
 
-kb_keys263:
+kb_keys259:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done264
+	JL    kb_keys_done260
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done266
+	JZ    kb_query_done262
 
-kb_query265:
+kb_query261:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done268
+	JZ    kb_group_done264
 
-kb_group267:
+kb_group263:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4952,7 +4510,7 @@ kb_group267:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows269:
+kb_rows265:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -5130,42 +4688,42 @@ kb_rows269:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows269
+	JNZ           kb_rows265
 	ADDQ          $0x00000120, R9
 	DECQ          R12
-	JNZ           kb_group267
+	JNZ           kb_group263
 
-kb_group_done268:
+kb_group_done264:
 	DECQ R11
-	JNZ  kb_query265
+	JNZ  kb_query261
 
-kb_query_done266:
+kb_query_done262:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys263
+	JMP  kb_keys259
 
-kb_keys_done264:
-kv_by_key262:
+kb_keys_done260:
+kv_by_key258:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done271
+	JZ     kv_key_done267
 
-kv_key270:
+kv_key266:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done273
+	JZ    kv_query_done269
 
-kv_query272:
+kv_query268:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done275
+	JZ    kv_group_done271
 
-kv_group274:
+kv_group270:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5178,9 +4736,9 @@ kv_group274:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done277
+	JZ         kv_head_done273
 
-kv_head276:
+kv_head272:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -5200,24 +4758,24 @@ kv_head276:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head276
+	JNZ           kv_head272
 
-kv_head_done277:
+kv_head_done273:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  kv_group274
+	JNZ  kv_group270
 
-kv_group_done275:
+kv_group_done271:
 	DECQ R11
-	JNZ  kv_query272
+	JNZ  kv_query268
 
-kv_query_done273:
+kv_query_done269:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key270
+	JNZ  kv_key266
 
-kv_key_done271:
+kv_key_done267:
 	VZEROUPPER
 	RET
 
@@ -5233,7 +4791,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups278
+	JNE   kv_groups274
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5241,9 +4799,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done280
+	JZ    v1_row_done276
 
-v1_row279:
+v1_row275:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5259,12 +4817,12 @@ v1_row279:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done282
+	JZ           v1_key_done278
 
-v1_key281:
+v1_key277:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero283
+	JZ           v1_zero279
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5273,13 +4831,13 @@ v1_key281:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero283:
+v1_zero279:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key281
+	JNZ  v1_key277
 
-v1_key_done282:
+v1_key_done278:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5289,22 +4847,22 @@ v1_key_done282:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row279
+	JNZ     v1_row275
 
-v1_row_done280:
+v1_row_done276:
 	VZEROUPPER
 	RET
 
-kv_groups278:
+kv_groups274:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done285
+	JZ    kv_rescale_done281
 
-kv_rescale284:
+kv_rescale280:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5324,28 +4882,28 @@ kv_rescale284:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale284
+	JNZ          kv_rescale280
 
-kv_rescale_done285:
+kv_rescale_done281:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys286:
+vb_keys282:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done287
+	JL    vb_keys_done283
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done289
+	JZ    vb_query_done285
 
-vb_query288:
+vb_query284:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done291
+	JZ    vb_group_done287
 
-vb_group290:
+vb_group286:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -5372,9 +4930,9 @@ vb_group290:
 	PREFETCHT1 256(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row292
+	JNZ        vb_by_row288
 
-vb_rows294:
+vb_rows290:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5397,28 +4955,73 @@ vb_rows294:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero295
+	JZ           vh_zero291
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero295:
+vh_zero291:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero296
+	JZ           vh_zero292
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero296:
+vh_zero292:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero297
+	JZ           vh_zero293
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero293:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero294
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero294:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero295
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero295:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero296
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero296:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero297
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5426,44 +5029,44 @@ vh_zero296:
 
 vh_zero297:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero298
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero298:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero299
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero299:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero300
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero300:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero301
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5471,44 +5074,44 @@ vh_zero300:
 
 vh_zero301:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero302
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero302:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero303
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero303:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero304
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero304:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero305
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -5516,61 +5119,16 @@ vh_zero304:
 
 vh_zero305:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero306
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero306:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero307
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero307:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero308
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero308:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero309
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero309:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero310
+	JZ           vh_zero306
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero310:
+vh_zero306:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -5594,123 +5152,123 @@ vh_zero310:
 	VMOVUPS.Z    256(R9), K1, Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero311
+	JZ           vh_zero307
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero311:
+vh_zero307:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero312
+	JZ           vh_zero308
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero312:
+vh_zero308:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero313
+	JZ           vh_zero309
 	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero309:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero310
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero310:
+	VMOVUPS.Z    256(R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero311
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero311:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero312
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero312:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero313
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero313:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero314
-	VBROADCASTSS (R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero314:
-	VMOVUPS.Z    256(R9)(DX*1), K1, Z4
-	MOVL         4(R8), R14
+	VMOVUPS.Z    256(R9)(DX*2), K1, Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero315
-	VBROADCASTSS 4(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero315:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero316
-	VBROADCASTSS 4(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero316:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero317
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero317:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero318
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero318:
-	VMOVUPS.Z    256(R9)(DX*2), K1, Z4
-	MOVL         8(R8), R14
+	VMOVUPS.Z    256(R9)(R10*1), K1, Z4
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero319
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero319:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero320
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero320:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero321
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero321:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero322
-	VBROADCASTSS 8(R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero322:
-	VMOVUPS.Z    256(R9)(R10*1), K1, Z4
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero323
-	VBROADCASTSS 12(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero323:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero324
-	VBROADCASTSS 12(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero324:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero325
-	VBROADCASTSS 12(R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero325:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero326
+	JZ           vh_zero322
 	VBROADCASTSS 12(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero326:
+vh_zero322:
 	VMOVUPS Z0, K1, 256(DI)
 	VMOVUPS Z1, K1, 544(DI)
 	VMOVUPS Z2, K1, 832(DI)
@@ -5721,15 +5279,15 @@ vh_zero326:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows294
-	JMP     vb_group_next293
+	JNZ     vb_rows290
+	JMP     vb_group_next289
 
-vb_by_row292:
+vb_by_row288:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done328
+	JZ    vb_head_done324
 
-vb_head327:
+vb_head323:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5737,7 +5295,7 @@ vb_head327:
 	VMOVUPS.Z    256(DI), K1, Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero329
+	JZ           vb_zero325
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -5746,10 +5304,10 @@ vb_head327:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero329:
+vb_zero325:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero330
+	JZ           vb_zero326
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -5758,10 +5316,10 @@ vb_zero329:
 	VMOVUPS.Z    256(R9)(DX*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero330:
+vb_zero326:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero331
+	JZ           vb_zero327
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R9)(DX*2), Z5, Z0
 	VFMADD231PS  64(R9)(DX*2), Z5, Z1
@@ -5770,10 +5328,10 @@ vb_zero330:
 	VMOVUPS.Z    256(R9)(DX*2), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero331:
+vb_zero327:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero332
+	JZ           vb_zero328
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R9)(R10*1), Z5, Z0
 	VFMADD231PS  64(R9)(R10*1), Z5, Z1
@@ -5782,7 +5340,7 @@ vb_zero331:
 	VMOVUPS.Z    256(R9)(R10*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero332:
+vb_zero328:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -5791,44 +5349,44 @@ vb_zero332:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head327
+	JNZ     vb_head323
 
-vb_head_done328:
-vb_group_next293:
+vb_head_done324:
+vb_group_next289:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  vb_group290
+	JNZ  vb_group286
 
-vb_group_done291:
+vb_group_done287:
 	DECQ R11
-	JNZ  vb_query288
+	JNZ  vb_query284
 
-vb_query_done289:
+vb_query_done285:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys286
+	JMP  vb_keys282
 
-vb_keys_done287:
+vb_keys_done283:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done334
+	JZ     kv_key_done330
 
-kv_key333:
+kv_key329:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done336
+	JZ    kv_query_done332
 
-kv_query335:
+kv_query331:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done338
+	JZ    kv_group_done334
 
-kv_group337:
+kv_group333:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5841,12 +5399,12 @@ kv_group337:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done340
+	JZ         kv_head_done336
 
-kv_head339:
+kv_head335:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero341
+	JZ           kv_zero337
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -5864,28 +5422,28 @@ kv_head339:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero341:
+kv_zero337:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head339
+	JNZ  kv_head335
 
-kv_head_done340:
+kv_head_done336:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group337
+	JNZ  kv_group333
 
-kv_group_done338:
+kv_group_done334:
 	DECQ R12
-	JNZ  kv_query335
+	JNZ  kv_query331
 
-kv_query_done336:
+kv_query_done332:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key333
+	JNZ  kv_key329
 
-kv_key_done334:
+kv_key_done330:
 	VZEROUPPER
 	RET
 
@@ -5898,9 +5456,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop343:
+loop339:
 	CMPQ    CX, $0x00000020
-	JB      loop_end344
+	JB      loop_end340
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5911,23 +5469,23 @@ loop343:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop343
+	JMP     loop339
 
-loop_end344:
-loop345:
+loop_end340:
+loop341:
 	CMPQ    CX, $0x00000010
-	JB      loop_end346
+	JB      loop_end342
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop345
+	JMP     loop341
 
-loop_end346:
+loop_end342:
 	TESTQ     CX, CX
-	JZ        loop_done342
+	JZ        loop_done338
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5935,7 +5493,7 @@ loop_end346:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done342:
+loop_done338:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5945,10 +5503,10 @@ loop_done342:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store347
+	JZ            max_store343
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store347:
+max_store343:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5975,9 +5533,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop349:
+loop345:
 	CMPQ         CX, $0x00000010
-	JB           loop_end350
+	JB           loop_end346
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5999,11 +5557,11 @@ loop349:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop349
+	JMP          loop345
 
-loop_end350:
+loop_end346:
 	TESTQ        CX, CX
-	JZ           loop_done348
+	JZ           loop_done344
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6027,7 +5585,7 @@ loop_end350:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done348:
+loop_done344:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6055,9 +5613,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop351:
+widen_loop347:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end352
+	JB        widen_loop_end348
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -6069,56 +5627,56 @@ widen_loop351:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop351
+	JMP       widen_loop347
 
-widen_loop_end352:
-widen_loop353:
+widen_loop_end348:
+widen_loop349:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end354
+	JB        widen_loop_end350
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop353
+	JMP       widen_loop349
 
-widen_loop_end354:
+widen_loop_end350:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail355
+	JZ          widen_tail351
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail355:
+widen_tail351:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail356
+	JZ          widen_tail352
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail356:
+widen_tail352:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail357
+	JZ          widen_tail353
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail357:
+widen_tail353:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail358
+	JZ          widen_tail354
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail358:
+widen_tail354:
 	VZEROUPPER
 	RET
 
@@ -6134,23 +5692,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups359
+	JNE   kv_groups355
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows360:
+s1_rows356:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done361
+	JL   s1_rows_done357
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys362:
+s1_keys358:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done363
+	JL            s1_keys_done359
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -6329,13 +5887,13 @@ s1_keys362:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys362
+	JMP           s1_keys358
 
-s1_keys_done363:
+s1_keys_done359:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done365
+	JZ    s1_key_tail_done361
 
-s1_key_tail364:
+s1_key_tail360:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -6444,29 +6002,29 @@ s1_key_tail364:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail364
+	JNZ           s1_key_tail360
 
-s1_key_tail_done365:
+s1_key_tail_done361:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows360
+	JMP  s1_rows356
 
-s1_rows_done361:
+s1_rows_done357:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done367
+	JZ    s1_row_tail_done363
 
-s1_row_tail366:
+s1_row_tail362:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done369
+	JZ    s1_row_tail_key_done365
 
-s1_row_tail_key368:
+s1_row_tail_key364:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -6496,40 +6054,40 @@ s1_row_tail_key368:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key368
+	JNZ           s1_row_tail_key364
 
-s1_row_tail_key_done369:
+s1_row_tail_key_done365:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail366
+	JNZ  s1_row_tail362
 
-s1_row_tail_done367:
+s1_row_tail_done363:
 	VZEROUPPER
 	RET
 
-kv_groups359:
+kv_groups355:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key370
+	JNZ   kv_by_key366
 
-kb_keys371:
+kb_keys367:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done372
+	JL    kb_keys_done368
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done374
+	JZ    kb_query_done370
 
-kb_query373:
+kb_query369:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done376
+	JZ    kb_group_done372
 
-kb_group375:
+kb_group371:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6548,7 +6106,7 @@ kb_group375:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows377:
+kb_rows373:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -6730,42 +6288,42 @@ kb_rows377:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows377
+	JNZ           kb_rows373
 	ADDQ          $0x00000090, R9
 	DECQ          R12
-	JNZ           kb_group375
+	JNZ           kb_group371
 
-kb_group_done376:
+kb_group_done372:
 	DECQ R11
-	JNZ  kb_query373
+	JNZ  kb_query369
 
-kb_query_done374:
+kb_query_done370:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys371
+	JMP  kb_keys367
 
-kb_keys_done372:
-kv_by_key370:
+kb_keys_done368:
+kv_by_key366:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done379
+	JZ     kv_key_done375
 
-kv_key378:
+kv_key374:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done381
+	JZ    kv_query_done377
 
-kv_query380:
+kv_query376:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done383
+	JZ    kv_group_done379
 
-kv_group382:
+kv_group378:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -6777,9 +6335,9 @@ kv_group382:
 	VCVTPH2PS   Y4, Z4
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done385
+	JZ          kv_head_done381
 
-kv_head384:
+kv_head380:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -6799,24 +6357,24 @@ kv_head384:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head384
+	JNZ           kv_head380
 
-kv_head_done385:
+kv_head_done381:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  kv_group382
+	JNZ  kv_group378
 
-kv_group_done383:
+kv_group_done379:
 	DECQ R11
-	JNZ  kv_query380
+	JNZ  kv_query376
 
-kv_query_done381:
+kv_query_done377:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key378
+	JNZ  kv_key374
 
-kv_key_done379:
+kv_key_done375:
 	VZEROUPPER
 	RET
 
@@ -6832,7 +6390,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups386
+	JNE   kv_groups382
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6840,9 +6398,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done388
+	JZ    v1_row_done384
 
-v1_row387:
+v1_row383:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6858,12 +6416,12 @@ v1_row387:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done390
+	JZ           v1_key_done386
 
-v1_key389:
+v1_key385:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero391
+	JZ           v1_zero387
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z6
 	VFMADD231PS  Z6, Z0, Z1
@@ -6877,13 +6435,13 @@ v1_key389:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero391:
+v1_zero387:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key389
+	JNZ  v1_key385
 
-v1_key_done390:
+v1_key_done386:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6893,22 +6451,22 @@ v1_key_done390:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row387
+	JNZ     v1_row383
 
-v1_row_done388:
+v1_row_done384:
 	VZEROUPPER
 	RET
 
-kv_groups386:
+kv_groups382:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done393
+	JZ    kv_rescale_done389
 
-kv_rescale392:
+kv_rescale388:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6928,28 +6486,28 @@ kv_rescale392:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale392
+	JNZ          kv_rescale388
 
-kv_rescale_done393:
+kv_rescale_done389:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys394:
+vb_keys390:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done395
+	JL    vb_keys_done391
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done397
+	JZ    vb_query_done393
 
-vb_query396:
+vb_query392:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done399
+	JZ    vb_group_done395
 
-vb_group398:
+vb_group394:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -6985,9 +6543,9 @@ vb_group398:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row400
+	JNZ        vb_by_row396
 
-vb_rows402:
+vb_rows398:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7010,28 +6568,73 @@ vb_rows402:
 	VCVTPH2PS    96(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero403
+	JZ           vh_zero399
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero403:
+vh_zero399:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero404
+	JZ           vh_zero400
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero404:
+vh_zero400:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero405
+	JZ           vh_zero401
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero401:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero402
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero402:
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero403
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero403:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero404
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero404:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero405
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7039,44 +6642,44 @@ vh_zero404:
 
 vh_zero405:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero406
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero406:
-	VCVTPH2PS    (R9)(DX*1), Z16
-	VCVTPH2PS    32(R9)(DX*1), Z17
-	VCVTPH2PS    64(R9)(DX*1), Z18
-	VCVTPH2PS    96(R9)(DX*1), Z19
-	MOVL         4(R8), R15
+	VCVTPH2PS    (R9)(DX*2), Z16
+	VCVTPH2PS    32(R9)(DX*2), Z17
+	VCVTPH2PS    64(R9)(DX*2), Z18
+	VCVTPH2PS    96(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero407
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero407:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero408
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero408:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero409
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7084,44 +6687,44 @@ vh_zero408:
 
 vh_zero409:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero410
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero410:
-	VCVTPH2PS    (R9)(DX*2), Z16
-	VCVTPH2PS    32(R9)(DX*2), Z17
-	VCVTPH2PS    64(R9)(DX*2), Z18
-	VCVTPH2PS    96(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    (R9)(R11*1), Z16
+	VCVTPH2PS    32(R9)(R11*1), Z17
+	VCVTPH2PS    64(R9)(R11*1), Z18
+	VCVTPH2PS    96(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero411
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero411:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero412
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero412:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero413
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7129,44 +6732,44 @@ vh_zero412:
 
 vh_zero413:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero414
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero414:
-	VCVTPH2PS    (R9)(R11*1), Z16
-	VCVTPH2PS    32(R9)(R11*1), Z17
-	VCVTPH2PS    64(R9)(R11*1), Z18
-	VCVTPH2PS    96(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero415
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero415:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero416
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero416:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero417
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7174,44 +6777,44 @@ vh_zero416:
 
 vh_zero417:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero418
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero418:
-	VCVTPH2PS    (R10), Z16
-	VCVTPH2PS    32(R10), Z17
-	VCVTPH2PS    64(R10), Z18
-	VCVTPH2PS    96(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero419
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero419:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero420
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero420:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero421
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7219,44 +6822,44 @@ vh_zero420:
 
 vh_zero421:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero422
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero422:
-	VCVTPH2PS    (R10)(DX*1), Z16
-	VCVTPH2PS    32(R10)(DX*1), Z17
-	VCVTPH2PS    64(R10)(DX*1), Z18
-	VCVTPH2PS    96(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    (R10)(DX*2), Z16
+	VCVTPH2PS    32(R10)(DX*2), Z17
+	VCVTPH2PS    64(R10)(DX*2), Z18
+	VCVTPH2PS    96(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero423
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero423:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero424
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero424:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero425
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7264,44 +6867,44 @@ vh_zero424:
 
 vh_zero425:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero426
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero426:
-	VCVTPH2PS    (R10)(DX*2), Z16
-	VCVTPH2PS    32(R10)(DX*2), Z17
-	VCVTPH2PS    64(R10)(DX*2), Z18
-	VCVTPH2PS    96(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    (R10)(R11*1), Z16
+	VCVTPH2PS    32(R10)(R11*1), Z17
+	VCVTPH2PS    64(R10)(R11*1), Z18
+	VCVTPH2PS    96(R10)(R11*1), Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero427
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero427:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero428
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero428:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero429
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -7309,61 +6912,16 @@ vh_zero428:
 
 vh_zero429:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero430
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero430:
-	VCVTPH2PS    (R10)(R11*1), Z16
-	VCVTPH2PS    32(R10)(R11*1), Z17
-	VCVTPH2PS    64(R10)(R11*1), Z18
-	VCVTPH2PS    96(R10)(R11*1), Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero431
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero431:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero432
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero432:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero433
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero433:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero434
+	JZ           vh_zero430
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero434:
+vh_zero430:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -7388,250 +6946,250 @@ vh_zero434:
 	VCVTPH2PS    Y4, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero435
+	JZ           vh_zero431
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero435:
+vh_zero431:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero436
+	JZ           vh_zero432
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero436:
+vh_zero432:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero437
+	JZ           vh_zero433
 	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero437:
+vh_zero433:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero438
+	JZ           vh_zero434
 	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero438:
+vh_zero434:
 	VMOVDQU16.Z  128(R9)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero439
+	JZ           vh_zero435
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero439:
+vh_zero435:
 	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero440
+	JZ           vh_zero436
 	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero440:
+vh_zero436:
 	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero441
+	JZ           vh_zero437
 	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero441:
+vh_zero437:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero442
+	JZ           vh_zero438
 	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero442:
+vh_zero438:
 	VMOVDQU16.Z  128(R9)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero443
+	JZ           vh_zero439
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero443:
+vh_zero439:
 	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero444
+	JZ           vh_zero440
 	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero444:
+vh_zero440:
 	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero445
+	JZ           vh_zero441
 	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero445:
+vh_zero441:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero446
+	JZ           vh_zero442
 	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero446:
+vh_zero442:
 	VMOVDQU16.Z  128(R9)(R11*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero447
+	JZ           vh_zero443
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero447:
+vh_zero443:
 	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero448
+	JZ           vh_zero444
 	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero448:
+vh_zero444:
 	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero449
+	JZ           vh_zero445
 	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero449:
+vh_zero445:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero450
+	JZ           vh_zero446
 	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero450:
+vh_zero446:
 	VMOVDQU16.Z  128(R10), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero451
+	JZ           vh_zero447
 	VBROADCASTSS 16(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero451:
+vh_zero447:
 	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero452
+	JZ           vh_zero448
 	VBROADCASTSS 16(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero452:
+vh_zero448:
 	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero453
+	JZ           vh_zero449
 	VBROADCASTSS 16(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero453:
+vh_zero449:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero454
+	JZ           vh_zero450
 	VBROADCASTSS 16(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero454:
+vh_zero450:
 	VMOVDQU16.Z  128(R10)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero455
+	JZ           vh_zero451
 	VBROADCASTSS 20(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero455:
+vh_zero451:
 	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero456
+	JZ           vh_zero452
 	VBROADCASTSS 20(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero456:
+vh_zero452:
 	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero457
+	JZ           vh_zero453
 	VBROADCASTSS 20(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero457:
+vh_zero453:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero458
+	JZ           vh_zero454
 	VBROADCASTSS 20(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero458:
+vh_zero454:
 	VMOVDQU16.Z  128(R10)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero459
+	JZ           vh_zero455
 	VBROADCASTSS 24(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero459:
+vh_zero455:
 	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero460
+	JZ           vh_zero456
 	VBROADCASTSS 24(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero460:
+vh_zero456:
 	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero461
+	JZ           vh_zero457
 	VBROADCASTSS 24(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero461:
+vh_zero457:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero462
+	JZ           vh_zero458
 	VBROADCASTSS 24(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero462:
+vh_zero458:
 	VMOVDQU16.Z  128(R10)(R11*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero463
+	JZ           vh_zero459
 	VBROADCASTSS 28(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero463:
+vh_zero459:
 	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero464
+	JZ           vh_zero460
 	VBROADCASTSS 28(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero464:
+vh_zero460:
 	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero465
+	JZ           vh_zero461
 	VBROADCASTSS 28(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero465:
+vh_zero461:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero466
+	JZ           vh_zero462
 	VBROADCASTSS 28(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero466:
+vh_zero462:
 	VMOVUPS Z0, K1, 256(DI)
 	VMOVUPS Z1, K1, 544(DI)
 	VMOVUPS Z2, K1, 832(DI)
@@ -7642,15 +7200,15 @@ vh_zero466:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows402
-	JMP     vb_group_next401
+	JNZ     vb_rows398
+	JMP     vb_group_next397
 
-vb_by_row400:
+vb_by_row396:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done468
+	JZ    vb_head_done464
 
-vb_head467:
+vb_head463:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7658,7 +7216,7 @@ vb_head467:
 	VMOVUPS.Z    256(DI), K1, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero469
+	JZ           vb_zero465
 	VBROADCASTSS (R8), Z5
 	VCVTPH2PS    (R9), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7672,10 +7230,10 @@ vb_head467:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero469:
+vb_zero465:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero470
+	JZ           vb_zero466
 	VBROADCASTSS 4(R8), Z5
 	VCVTPH2PS    (R9)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7689,10 +7247,10 @@ vb_zero469:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero470:
+vb_zero466:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero471
+	JZ           vb_zero467
 	VBROADCASTSS 8(R8), Z5
 	VCVTPH2PS    (R9)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7706,10 +7264,10 @@ vb_zero470:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero471:
+vb_zero467:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero472
+	JZ           vb_zero468
 	VBROADCASTSS 12(R8), Z5
 	VCVTPH2PS    (R9)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7723,10 +7281,10 @@ vb_zero471:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero472:
+vb_zero468:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero473
+	JZ           vb_zero469
 	VBROADCASTSS 16(R8), Z5
 	VCVTPH2PS    (R10), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7740,10 +7298,10 @@ vb_zero472:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero473:
+vb_zero469:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero474
+	JZ           vb_zero470
 	VBROADCASTSS 20(R8), Z5
 	VCVTPH2PS    (R10)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7757,10 +7315,10 @@ vb_zero473:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero474:
+vb_zero470:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero475
+	JZ           vb_zero471
 	VBROADCASTSS 24(R8), Z5
 	VCVTPH2PS    (R10)(DX*2), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7774,10 +7332,10 @@ vb_zero474:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero475:
+vb_zero471:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero476
+	JZ           vb_zero472
 	VBROADCASTSS 28(R8), Z5
 	VCVTPH2PS    (R10)(R11*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -7791,7 +7349,7 @@ vb_zero475:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero476:
+vb_zero472:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7800,44 +7358,44 @@ vb_zero476:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head467
+	JNZ     vb_head463
 
-vb_head_done468:
-vb_group_next401:
+vb_head_done464:
+vb_group_next397:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  vb_group398
+	JNZ  vb_group394
 
-vb_group_done399:
+vb_group_done395:
 	DECQ R12
-	JNZ  vb_query396
+	JNZ  vb_query392
 
-vb_query_done397:
+vb_query_done393:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys394
+	JMP  vb_keys390
 
-vb_keys_done395:
+vb_keys_done391:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done478
+	JZ     kv_key_done474
 
-kv_key477:
+kv_key473:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done480
+	JZ    kv_query_done476
 
-kv_query479:
+kv_query475:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done482
+	JZ    kv_group_done478
 
-kv_group481:
+kv_group477:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -7849,12 +7407,12 @@ kv_group481:
 	VCVTPH2PS   Y4, Z4
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done484
+	JZ          kv_head_done480
 
-kv_head483:
+kv_head479:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero485
+	JZ           kv_zero481
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -7872,40 +7430,30 @@ kv_head483:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero485:
+kv_zero481:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head483
+	JNZ  kv_head479
 
-kv_head_done484:
+kv_head_done480:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  kv_group481
+	JNZ  kv_group477
 
-kv_group_done482:
+kv_group_done478:
 	DECQ R12
-	JNZ  kv_query479
+	JNZ  kv_query475
 
-kv_query_done480:
+kv_query_done476:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key477
+	JNZ  kv_key473
 
-kv_key_done478:
+kv_key_done474:
 	VZEROUPPER
 	RET
-
-DATA combine_dup8<>+0(SB)/4, $0x00000000
-DATA combine_dup8<>+4(SB)/4, $0x00000000
-DATA combine_dup8<>+8(SB)/4, $0x00000001
-DATA combine_dup8<>+12(SB)/4, $0x00000001
-DATA combine_dup8<>+16(SB)/4, $0x00000002
-DATA combine_dup8<>+20(SB)/4, $0x00000002
-DATA combine_dup8<>+24(SB)/4, $0x00000003
-DATA combine_dup8<>+28(SB)/4, $0x00000003
-GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA far_dup8_0<>+0(SB)/4, $0x00000000
 DATA far_dup8_0<>+4(SB)/4, $0x00000000
@@ -8032,24 +7580,6 @@ DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
-
-DATA combine_dup16<>+0(SB)/4, $0x00000000
-DATA combine_dup16<>+4(SB)/4, $0x00000000
-DATA combine_dup16<>+8(SB)/4, $0x00000001
-DATA combine_dup16<>+12(SB)/4, $0x00000001
-DATA combine_dup16<>+16(SB)/4, $0x00000002
-DATA combine_dup16<>+20(SB)/4, $0x00000002
-DATA combine_dup16<>+24(SB)/4, $0x00000003
-DATA combine_dup16<>+28(SB)/4, $0x00000003
-DATA combine_dup16<>+32(SB)/4, $0x00000004
-DATA combine_dup16<>+36(SB)/4, $0x00000004
-DATA combine_dup16<>+40(SB)/4, $0x00000005
-DATA combine_dup16<>+44(SB)/4, $0x00000005
-DATA combine_dup16<>+48(SB)/4, $0x00000006
-DATA combine_dup16<>+52(SB)/4, $0x00000006
-DATA combine_dup16<>+56(SB)/4, $0x00000007
-DATA combine_dup16<>+60(SB)/4, $0x00000007
-GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA far_dup16_0<>+0(SB)/4, $0x00000000
 DATA far_dup16_0<>+4(SB)/4, $0x00000000

@@ -12,19 +12,6 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
-// combineRowsAVX2 is the AVX2+FMA kernels.combineRows: rope rows by angle addition,
-// unfused float64, rounded once to float32. It trusts its arguments: len(hi) ≥ 2·nFreq,
-// every low row pos[t]&mask in low, len(rows) ≥ len(pos)·rowLen.
-//
-//go:noescape
-func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-
-// hiRowAVX2 is the AVX2+FMA kernels.hiRow: h = (a·b)·c per pair as complex numbers,
-// unfused float64. It trusts its arguments: each slice holds ≥ 2·nFreq float64.
-//
-//go:noescape
-func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-
 // farRowsAVX2 is the AVX2+FMA kernels.farRows: rope rows as the product of four
 // digit rows per pair, unfused float32. It trusts its arguments: len(digits) ≥
 // 4·256·2·nFreq, len(rows) ≥ len(pos)·rowLen.
@@ -68,19 +55,6 @@ func scoresKVRopeAVX2(s []float32, q []float32, k []float32, table []float32, id
 //go:noescape
 func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
-// combineRowsAVX512 is the AVX-512 kernels.combineRows: rope rows by angle addition,
-// unfused float64, rounded once to float32. It trusts its arguments: len(hi) ≥ 2·nFreq,
-// every low row pos[t]&mask in low, len(rows) ≥ len(pos)·rowLen.
-//
-//go:noescape
-func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-
-// hiRowAVX512 is the AVX-512 kernels.hiRow: h = (a·b)·c per pair as complex numbers,
-// unfused float64. It trusts its arguments: each slice holds ≥ 2·nFreq float64.
-//
-//go:noescape
-func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-
 // farRowsAVX512 is the AVX-512 kernels.farRows: rope rows as the product of four
 // digit rows per pair, unfused float32. It trusts its arguments: len(digits) ≥
 // 4·256·2·nFreq, len(rows) ≥ len(pos)·rowLen.
@@ -119,6 +93,6 @@ func expShiftAVX512(row []float32, m float32, sum []float32)
 func scoresKVRopeAVX512(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2, farRows: farRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, scoresKVRope: scoresKVRopeAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, hiRow: hiRowAVX512, farRows: farRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, scoresKVRope: scoresKVRopeAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, farRows: farRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, scoresKVRope: scoresKVRopeAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, farRows: farRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, scoresKVRope: scoresKVRopeAVX512})
 }

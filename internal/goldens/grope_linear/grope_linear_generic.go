@@ -4,14 +4,12 @@ package grope_linear
 
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
-	combineRows: combineRowsGeneric,
-	expShift:    expShiftGeneric,
-	farRows:     farRowsGeneric,
-	hiRow:       hiRowGeneric,
-	maxRow:      maxRowGeneric,
-	rotate:      rotateGeneric,
-	scoresKV:    scoresKVGeneric,
-	valuesKV:    valuesKVGeneric,
+	expShift: expShiftGeneric,
+	farRows:  farRowsGeneric,
+	maxRow:   maxRowGeneric,
+	rotate:   rotateGeneric,
+	scoresKV: scoresKVGeneric,
+	valuesKV: valuesKVGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

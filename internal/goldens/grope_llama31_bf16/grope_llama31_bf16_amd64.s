@@ -1781,554 +1781,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done43
-
-combine_token44:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000400, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     640(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      640(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      640(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     672(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      672(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      672(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 320(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     704(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      704(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      704(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     736(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      736(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      736(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 352(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     768(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      768(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      768(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     800(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      800(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      800(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 384(AX)
-	VMOVUPD     320(R8), Y0
-	VMOVUPD     832(R8), Y1
-	VMULPD      320(CX), Y0, Y2
-	VMULPD      832(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      832(CX), Y0, Y0
-	VMULPD      320(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     352(R8), Y0
-	VMOVUPD     864(R8), Y1
-	VMULPD      352(CX), Y0, Y2
-	VMULPD      864(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      864(CX), Y0, Y0
-	VMULPD      352(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 160(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 416(AX)
-	VMOVUPD     384(R8), Y0
-	VMOVUPD     896(R8), Y1
-	VMULPD      384(CX), Y0, Y2
-	VMULPD      896(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      896(CX), Y0, Y0
-	VMULPD      384(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     416(R8), Y0
-	VMOVUPD     928(R8), Y1
-	VMULPD      416(CX), Y0, Y2
-	VMULPD      928(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      928(CX), Y0, Y0
-	VMULPD      416(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 192(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 448(AX)
-	VMOVUPD     448(R8), Y0
-	VMOVUPD     960(R8), Y1
-	VMULPD      448(CX), Y0, Y2
-	VMULPD      960(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      960(CX), Y0, Y0
-	VMULPD      448(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     480(R8), Y0
-	VMOVUPD     992(R8), Y1
-	VMULPD      480(CX), Y0, Y2
-	VMULPD      992(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      992(CX), Y0, Y0
-	VMULPD      480(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 224(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 480(AX)
-	ADDQ        $0x00000200, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token44
-
-combine_done43:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -2337,9 +1789,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done45
+	JZ    far_done43
 
-far_token46:
+far_token44:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -2581,9 +2033,9 @@ far_token46:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token46
+	JNZ     far_token44
 
-far_done45:
+far_done43:
 	VZEROUPPER
 	RET
 
@@ -2597,23 +2049,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups47
+	JNE   kv_groups45
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows48:
+s1_rows46:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done49
+	JL   s1_rows_done47
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys50:
+s1_keys48:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done51
+	JL           s1_keys_done49
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -2854,13 +2306,13 @@ s1_keys50:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys50
+	JMP          s1_keys48
 
-s1_keys_done51:
+s1_keys_done49:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done53
+	JZ    s1_key_tail_done51
 
-s1_key_tail52:
+s1_key_tail50:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2944,27 +2396,27 @@ s1_key_tail52:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail52
+	JNZ          s1_key_tail50
 
-s1_key_tail_done53:
+s1_key_tail_done51:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows48
+	JMP  s1_rows46
 
-s1_rows_done49:
+s1_rows_done47:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done55
+	JZ    s1_row_tail_done53
 
-s1_row_tail54:
+s1_row_tail52:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done57
+	JZ    s1_row_tail_key_done55
 
-s1_row_tail_key56:
+s1_row_tail_key54:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3008,40 +2460,40 @@ s1_row_tail_key56:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key56
+	JNZ          s1_row_tail_key54
 
-s1_row_tail_key_done57:
+s1_row_tail_key_done55:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail54
+	JNZ  s1_row_tail52
 
-s1_row_tail_done55:
+s1_row_tail_done53:
 	VZEROUPPER
 	RET
 
-kv_groups47:
+kv_groups45:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key58
+	JNZ   kv_by_key56
 
-kb_keys59:
+kb_keys57:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done60
+	JL    kb_keys_done58
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done62
+	JZ    kb_query_done60
 
-kb_query61:
+kb_query59:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done64
+	JZ    kb_group_done62
 
-kb_group63:
+kb_group61:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3080,7 +2532,7 @@ kb_group63:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows65:
+kb_rows63:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -3322,42 +2774,42 @@ kb_rows65:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows65
+	JNZ          kb_rows63
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group63
+	JNZ          kb_group61
 
-kb_group_done64:
+kb_group_done62:
 	DECQ R11
-	JNZ  kb_query61
+	JNZ  kb_query59
 
-kb_query_done62:
+kb_query_done60:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys59
+	JMP  kb_keys57
 
-kb_keys_done60:
-kv_by_key58:
+kb_keys_done58:
+kv_by_key56:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done67
+	JZ     kv_key_done65
 
-kv_key66:
+kv_key64:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done69
+	JZ    kv_query_done67
 
-kv_query68:
+kv_query66:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done71
+	JZ    kv_group_done69
 
-kv_group70:
+kv_group68:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3378,9 +2830,9 @@ kv_group70:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done73
+	JZ         kv_head_done71
 
-kv_head72:
+kv_head70:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -3414,24 +2866,24 @@ kv_head72:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head72
+	JNZ          kv_head70
 
-kv_head_done73:
+kv_head_done71:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group70
+	JNZ  kv_group68
 
-kv_group_done71:
+kv_group_done69:
 	DECQ R11
-	JNZ  kv_query68
+	JNZ  kv_query66
 
-kv_query_done69:
+kv_query_done67:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key66
+	JNZ  kv_key64
 
-kv_key_done67:
+kv_key_done65:
 	VZEROUPPER
 	RET
 
@@ -3445,7 +2897,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups74
+	JNE   kv_groups72
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3453,9 +2905,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done76
+	JZ    v1_row_done74
 
-v1_row75:
+v1_row73:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3485,12 +2937,12 @@ v1_row75:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done78
+	JZ           v1_key_done76
 
-v1_key77:
+v1_key75:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero79
+	JZ           v1_zero77
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -3505,13 +2957,13 @@ v1_key77:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero79:
+v1_zero77:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key77
+	JNZ  v1_key75
 
-v1_key_done78:
+v1_key_done76:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -3537,25 +2989,25 @@ v1_key_done78:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done81
+	JZ           v1_key_done79
 
-v1_key80:
+v1_key78:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero82
+	JZ           v1_zero80
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero82:
+v1_zero80:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key80
+	JNZ  v1_key78
 
-v1_key_done81:
+v1_key_done79:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -3564,22 +3016,22 @@ v1_key_done81:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row75
+	JNZ     v1_row73
 
-v1_row_done76:
+v1_row_done74:
 	VZEROUPPER
 	RET
 
-kv_groups74:
+kv_groups72:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done84
+	JZ    kv_rescale_done82
 
-kv_rescale83:
+kv_rescale81:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3632,28 +3084,28 @@ kv_rescale83:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale83
+	JNZ          kv_rescale81
 
-kv_rescale_done84:
+kv_rescale_done82:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys85:
+vb_keys83:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done86
+	JL    vb_keys_done84
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done88
+	JZ    vb_query_done86
 
-vb_query87:
+vb_query85:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done90
+	JZ    vb_group_done88
 
-vb_group89:
+vb_group87:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3692,9 +3144,9 @@ vb_group89:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row91
+	JNZ        vb_by_row89
 
-vb_rows93:
+vb_rows91:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3709,96 +3161,96 @@ vb_rows93:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero92:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero93:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero94:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero95:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero96:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero97:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero98:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero99:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3821,96 +3273,96 @@ vh_zero101:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero100:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero101:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero102:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero103:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero104:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero105:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero106:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero107:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3933,96 +3385,96 @@ vh_zero109:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero108:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero109:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero110:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero111:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero112:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero113:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero116:
+vh_zero114:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero117:
+vh_zero115:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4045,96 +3497,96 @@ vh_zero117:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero116
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero118:
+vh_zero116:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero117
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero119:
+vh_zero117:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero118
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero120:
+vh_zero118:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero119
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero121:
+vh_zero119:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero122:
+vh_zero120:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero121
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero123:
+vh_zero121:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero122
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero124:
+vh_zero122:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero123
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero125:
+vh_zero123:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4147,15 +3599,15 @@ vh_zero125:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows93
-	JMP     vb_group_next92
+	JNZ     vb_rows91
+	JMP     vb_group_next90
 
-vb_by_row91:
+vb_by_row89:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done127
+	JZ    vb_head_done125
 
-vb_head126:
+vb_head124:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4170,7 +3622,7 @@ vb_head126:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero128
+	JZ           vb_zero126
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -4185,10 +3637,10 @@ vb_head126:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero128:
+vb_zero126:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero129
+	JZ           vb_zero127
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -4203,10 +3655,10 @@ vb_zero128:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero129:
+vb_zero127:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero130
+	JZ           vb_zero128
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -4221,10 +3673,10 @@ vb_zero129:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero130:
+vb_zero128:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero131
+	JZ           vb_zero129
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -4239,7 +3691,7 @@ vb_zero130:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero131:
+vb_zero129:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4258,44 +3710,44 @@ vb_zero131:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero132
+	JZ           vb_zero130
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero132:
+vb_zero130:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero133
+	JZ           vb_zero131
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero133:
+vb_zero131:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero134
+	JZ           vb_zero132
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero134:
+vb_zero132:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero135
+	JZ           vb_zero133
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero135:
+vb_zero133:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4303,44 +3755,44 @@ vb_zero135:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head126
+	JNZ     vb_head124
 
-vb_head_done127:
-vb_group_next92:
+vb_head_done125:
+vb_group_next90:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group89
+	JNZ  vb_group87
 
-vb_group_done90:
+vb_group_done88:
 	DECQ R11
-	JNZ  vb_query87
+	JNZ  vb_query85
 
-vb_query_done88:
+vb_query_done86:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys85
+	JMP  vb_keys83
 
-vb_keys_done86:
+vb_keys_done84:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done137
+	JZ     kv_key_done135
 
-kv_key136:
+kv_key134:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done139
+	JZ    kv_query_done137
 
-kv_query138:
+kv_query136:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done141
+	JZ    kv_group_done139
 
-kv_group140:
+kv_group138:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4361,12 +3813,12 @@ kv_group140:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done143
+	JZ         kv_head_done141
 
-kv_head142:
+kv_head140:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero144
+	JZ           kv_zero142
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4417,28 +3869,28 @@ kv_head142:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero144:
+kv_zero142:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head142
+	JNZ  kv_head140
 
-kv_head_done143:
+kv_head_done141:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group140
+	JNZ  kv_group138
 
-kv_group_done141:
+kv_group_done139:
 	DECQ R12
-	JNZ  kv_query138
+	JNZ  kv_query136
 
-kv_query_done139:
+kv_query_done137:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key136
+	JNZ  kv_key134
 
-kv_key_done137:
+kv_key_done135:
 	VZEROUPPER
 	RET
 
@@ -4451,9 +3903,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop146:
+loop144:
 	CMPQ    CX, $0x00000010
-	JB      loop_end147
+	JB      loop_end145
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4464,23 +3916,23 @@ loop146:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop146
+	JMP     loop144
 
-loop_end147:
-loop148:
+loop_end145:
+loop146:
 	CMPQ    CX, $0x00000008
-	JB      loop_end149
+	JB      loop_end147
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop148
+	JMP     loop146
 
-loop_end149:
+loop_end147:
 	TESTQ      CX, CX
-	JZ         loop_done145
+	JZ         loop_done143
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4490,7 +3942,7 @@ loop_end149:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done145:
+loop_done143:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4498,10 +3950,10 @@ loop_done145:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store150
+	JZ           max_store148
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store150:
+max_store148:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4521,9 +3973,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop152:
+loop150:
 	CMPQ         CX, $0x00000008
-	JB           loop_end153
+	JB           loop_end151
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4546,11 +3998,11 @@ loop152:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop152
+	JMP          loop150
 
-loop_end153:
+loop_end151:
 	TESTQ        CX, CX
-	JZ           loop_done151
+	JZ           loop_done149
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4576,7 +4028,7 @@ loop_end153:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done151:
+loop_done149:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4594,9 +4046,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop154:
+widen_loop152:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end155
+	JB             widen_loop_end153
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -4612,32 +4064,32 @@ widen_loop154:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop154
+	JMP            widen_loop152
 
-widen_loop_end155:
-widen_loop156:
+widen_loop_end153:
+widen_loop154:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end157
+	JB             widen_loop_end155
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop156
+	JMP            widen_loop154
 
-widen_loop_end157:
+widen_loop_end155:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail158
+	JZ        widen_tail156
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail158:
+widen_tail156:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail159
+	JZ        widen_tail157
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -4645,9 +4097,9 @@ widen_tail158:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail159:
+widen_tail157:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail160
+	JZ      widen_tail158
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -4655,7 +4107,7 @@ widen_tail159:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail160:
+widen_tail158:
 	VZEROUPPER
 	RET
 
@@ -4669,23 +4121,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups161
+	JNE   kv_groups159
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows162:
+s1_rows160:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done163
+	JL   s1_rows_done161
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys164:
+s1_keys162:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done165
+	JL           s1_keys_done163
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -4990,13 +4442,13 @@ s1_keys164:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys164
+	JMP          s1_keys162
 
-s1_keys_done165:
+s1_keys_done163:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done167
+	JZ    s1_key_tail_done165
 
-s1_key_tail166:
+s1_key_tail164:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5144,27 +4596,27 @@ s1_key_tail166:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail166
+	JNZ          s1_key_tail164
 
-s1_key_tail_done167:
+s1_key_tail_done165:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows162
+	JMP  s1_rows160
 
-s1_rows_done163:
+s1_rows_done161:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done169
+	JZ    s1_row_tail_done167
 
-s1_row_tail168:
+s1_row_tail166:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done171
+	JZ    s1_row_tail_key_done169
 
-s1_row_tail_key170:
+s1_row_tail_key168:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5240,40 +4692,40 @@ s1_row_tail_key170:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key170
+	JNZ          s1_row_tail_key168
 
-s1_row_tail_key_done171:
+s1_row_tail_key_done169:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail168
+	JNZ  s1_row_tail166
 
-s1_row_tail_done169:
+s1_row_tail_done167:
 	VZEROUPPER
 	RET
 
-kv_groups161:
+kv_groups159:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key172
+	JNZ   kv_by_key170
 
-kb_keys173:
+kb_keys171:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done174
+	JL    kb_keys_done172
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done176
+	JZ    kb_query_done174
 
-kb_query175:
+kb_query173:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done178
+	JZ    kb_group_done176
 
-kb_group177:
+kb_group175:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5296,7 +4748,7 @@ kb_group177:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows179:
+kb_rows177:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -5602,42 +5054,42 @@ kb_rows179:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows179
+	JNZ          kb_rows177
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group177
+	JNZ          kb_group175
 
-kb_group_done178:
+kb_group_done176:
 	DECQ R11
-	JNZ  kb_query175
+	JNZ  kb_query173
 
-kb_query_done176:
+kb_query_done174:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys173
+	JMP  kb_keys171
 
-kb_keys_done174:
-kv_by_key172:
+kb_keys_done172:
+kv_by_key170:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done181
+	JZ     kv_key_done179
 
-kv_key180:
+kv_key178:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done183
+	JZ    kv_query_done181
 
-kv_query182:
+kv_query180:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done185
+	JZ    kv_group_done183
 
-kv_group184:
+kv_group182:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5664,9 +5116,9 @@ kv_group184:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done187
+	JZ         kv_head_done185
 
-kv_head186:
+kv_head184:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -5712,24 +5164,24 @@ kv_head186:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head186
+	JNZ          kv_head184
 
-kv_head_done187:
+kv_head_done185:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group184
+	JNZ  kv_group182
 
-kv_group_done185:
+kv_group_done183:
 	DECQ R11
-	JNZ  kv_query182
+	JNZ  kv_query180
 
-kv_query_done183:
+kv_query_done181:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key180
+	JNZ  kv_key178
 
-kv_key_done181:
+kv_key_done179:
 	VZEROUPPER
 	RET
 
@@ -5743,7 +5195,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups188
+	JNE   kv_groups186
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5751,9 +5203,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done190
+	JZ    v1_row_done188
 
-v1_row189:
+v1_row187:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5783,12 +5235,12 @@ v1_row189:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done192
+	JZ           v1_key_done190
 
-v1_key191:
+v1_key189:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero193
+	JZ           v1_zero191
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5827,13 +5279,13 @@ v1_key191:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero193:
+v1_zero191:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key191
+	JNZ  v1_key189
 
-v1_key_done192:
+v1_key_done190:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -5859,12 +5311,12 @@ v1_key_done192:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done195
+	JZ           v1_key_done193
 
-v1_key194:
+v1_key192:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero196
+	JZ           v1_zero194
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5879,13 +5331,13 @@ v1_key194:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero196:
+v1_zero194:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key194
+	JNZ  v1_key192
 
-v1_key_done195:
+v1_key_done193:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -5894,22 +5346,22 @@ v1_key_done195:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row189
+	JNZ     v1_row187
 
-v1_row_done190:
+v1_row_done188:
 	VZEROUPPER
 	RET
 
-kv_groups188:
+kv_groups186:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done198
+	JZ    kv_rescale_done196
 
-kv_rescale197:
+kv_rescale195:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5962,28 +5414,28 @@ kv_rescale197:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale197
+	JNZ          kv_rescale195
 
-kv_rescale_done198:
+kv_rescale_done196:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys199:
+vb_keys197:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done200
+	JL    vb_keys_done198
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done202
+	JZ    vb_query_done200
 
-vb_query201:
+vb_query199:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done204
+	JZ    vb_group_done202
 
-vb_group203:
+vb_group201:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6006,9 +5458,9 @@ vb_group203:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row205
+	JNZ        vb_by_row203
 
-vb_rows207:
+vb_rows205:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6027,24 +5479,24 @@ vb_rows207:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero206
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero208:
+vh_zero206:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero207
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero209:
+vh_zero207:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -6055,24 +5507,24 @@ vh_zero209:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero208
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero210:
+vh_zero208:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero209
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero211:
+vh_zero209:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -6083,24 +5535,24 @@ vh_zero211:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero210
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero212:
+vh_zero210:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero211
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero213:
+vh_zero211:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -6111,24 +5563,24 @@ vh_zero213:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero212
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero214:
+vh_zero212:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero213
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero215:
+vh_zero213:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6155,24 +5607,24 @@ vh_zero215:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero214
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero216:
+vh_zero214:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero215
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero217:
+vh_zero215:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -6183,24 +5635,24 @@ vh_zero217:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
+	JZ           vh_zero216
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero218:
+vh_zero216:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero219
+	JZ           vh_zero217
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero219:
+vh_zero217:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -6211,24 +5663,24 @@ vh_zero219:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero218
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero220:
+vh_zero218:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero219
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero221:
+vh_zero219:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -6239,24 +5691,24 @@ vh_zero221:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero220
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero222:
+vh_zero220:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero221
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero223:
+vh_zero221:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -6283,24 +5735,24 @@ vh_zero223:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero224
+	JZ           vh_zero222
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero224:
+vh_zero222:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero225
+	JZ           vh_zero223
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero225:
+vh_zero223:
 	VPMOVZXWD    128(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*1), Y9
@@ -6311,24 +5763,24 @@ vh_zero225:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero226
+	JZ           vh_zero224
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero226:
+vh_zero224:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero227
+	JZ           vh_zero225
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero227:
+vh_zero225:
 	VPMOVZXWD    128(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*2), Y9
@@ -6339,24 +5791,24 @@ vh_zero227:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero226
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero228:
+vh_zero226:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero229
+	JZ           vh_zero227
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero229:
+vh_zero227:
 	VPMOVZXWD    128(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(R10*1), Y9
@@ -6367,24 +5819,24 @@ vh_zero229:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero230
+	JZ           vh_zero228
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero230:
+vh_zero228:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero231
+	JZ           vh_zero229
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero231:
+vh_zero229:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -6411,24 +5863,24 @@ vh_zero231:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero232
+	JZ           vh_zero230
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero232:
+vh_zero230:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero233
+	JZ           vh_zero231
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero233:
+vh_zero231:
 	VPMOVZXWD    192(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*1), Y9
@@ -6439,24 +5891,24 @@ vh_zero233:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero234
+	JZ           vh_zero232
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero234:
+vh_zero232:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero235
+	JZ           vh_zero233
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero235:
+vh_zero233:
 	VPMOVZXWD    192(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*2), Y9
@@ -6467,24 +5919,24 @@ vh_zero235:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero236
+	JZ           vh_zero234
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero236:
+vh_zero234:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero237
+	JZ           vh_zero235
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero237:
+vh_zero235:
 	VPMOVZXWD    192(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(R10*1), Y9
@@ -6495,24 +5947,24 @@ vh_zero237:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero238
+	JZ           vh_zero236
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero238:
+vh_zero236:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero239
+	JZ           vh_zero237
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero239:
+vh_zero237:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -6525,15 +5977,15 @@ vh_zero239:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows207
-	JMP     vb_group_next206
+	JNZ     vb_rows205
+	JMP     vb_group_next204
 
-vb_by_row205:
+vb_by_row203:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done241
+	JZ    vb_head_done239
 
-vb_head240:
+vb_head238:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6548,7 +6000,7 @@ vb_head240:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero242
+	JZ           vb_zero240
 	VBROADCASTSS (R8), Y12
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6587,10 +6039,10 @@ vb_head240:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero242:
+vb_zero240:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero243
+	JZ           vb_zero241
 	VBROADCASTSS 4(R8), Y12
 	VPMOVZXWD    (R9)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6629,10 +6081,10 @@ vb_zero242:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero243:
+vb_zero241:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero244
+	JZ           vb_zero242
 	VBROADCASTSS 8(R8), Y12
 	VPMOVZXWD    (R9)(DX*2), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6671,10 +6123,10 @@ vb_zero243:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero244:
+vb_zero242:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero245
+	JZ           vb_zero243
 	VBROADCASTSS 12(R8), Y12
 	VPMOVZXWD    (R9)(R10*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6713,7 +6165,7 @@ vb_zero244:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero245:
+vb_zero243:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6732,7 +6184,7 @@ vb_zero245:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero246
+	JZ           vb_zero244
 	VBROADCASTSS (R8), Y4
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6747,10 +6199,10 @@ vb_zero245:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero246:
+vb_zero244:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero247
+	JZ           vb_zero245
 	VBROADCASTSS 4(R8), Y4
 	VPMOVZXWD    192(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6765,10 +6217,10 @@ vb_zero246:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero247:
+vb_zero245:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero248
+	JZ           vb_zero246
 	VBROADCASTSS 8(R8), Y4
 	VPMOVZXWD    192(R9)(DX*2), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6783,10 +6235,10 @@ vb_zero247:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero248:
+vb_zero246:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero249
+	JZ           vb_zero247
 	VBROADCASTSS 12(R8), Y4
 	VPMOVZXWD    192(R9)(R10*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6801,7 +6253,7 @@ vb_zero248:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero249:
+vb_zero247:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -6809,44 +6261,44 @@ vb_zero249:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head240
+	JNZ     vb_head238
 
-vb_head_done241:
-vb_group_next206:
+vb_head_done239:
+vb_group_next204:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group203
+	JNZ  vb_group201
 
-vb_group_done204:
+vb_group_done202:
 	DECQ R11
-	JNZ  vb_query201
+	JNZ  vb_query199
 
-vb_query_done202:
+vb_query_done200:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys199
+	JMP  vb_keys197
 
-vb_keys_done200:
+vb_keys_done198:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done251
+	JZ     kv_key_done249
 
-kv_key250:
+kv_key248:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done253
+	JZ    kv_query_done251
 
-kv_query252:
+kv_query250:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done255
+	JZ    kv_group_done253
 
-kv_group254:
+kv_group252:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6873,12 +6325,12 @@ kv_group254:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done257
+	JZ         kv_head_done255
 
-kv_head256:
+kv_head254:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero258
+	JZ           kv_zero256
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -6941,28 +6393,28 @@ kv_head256:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero258:
+kv_zero256:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head256
+	JNZ  kv_head254
 
-kv_head_done257:
+kv_head_done255:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group254
+	JNZ  kv_group252
 
-kv_group_done255:
+kv_group_done253:
 	DECQ R12
-	JNZ  kv_query252
+	JNZ  kv_query250
 
-kv_query_done253:
+kv_query_done251:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key250
+	JNZ  kv_key248
 
-kv_key_done251:
+kv_key_done249:
 	VZEROUPPER
 	RET
 
@@ -6980,24 +6432,24 @@ TEXT ·scoresKVRope16AVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key259
+	JNZ   kv_by_key257
 
-kb_keys260:
+kb_keys258:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done261
+	JL    kb_keys_done259
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done263
+	JZ    kb_query_done261
 
-kb_query262:
+kb_query260:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done265
+	JZ    kb_group_done263
 
-kb_group264:
+kb_group262:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -7688,7 +7140,7 @@ kb_group264:
 	VMOVUPS      Y4, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows266:
+kb_rows264:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      512(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -7929,43 +7381,43 @@ kb_rows266:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows266
+	JNZ          kb_rows264
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group264
+	JNZ          kb_group262
 
-kb_group_done265:
+kb_group_done263:
 	DECQ R13
-	JNZ  kb_query262
+	JNZ  kb_query260
 
-kb_query_done263:
+kb_query_done261:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys260
+	JMP  kb_keys258
 
-kb_keys_done261:
-kv_by_key259:
+kb_keys_done259:
+kv_by_key257:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done268
+	JZ     kv_key_done266
 
-kv_key267:
+kv_key265:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done270
+	JZ    kv_query_done268
 
-kv_query269:
+kv_query267:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done272
+	JZ    kv_group_done270
 
-kv_group271:
+kv_group269:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -8148,9 +7600,9 @@ kv_group271:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done274
+	JZ           kv_head_done272
 
-kv_head273:
+kv_head271:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -8184,25 +7636,25 @@ kv_head273:
 	ADDQ         $0x00000200, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head273
+	JNZ          kv_head271
 
-kv_head_done274:
+kv_head_done272:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group271
+	JNZ  kv_group269
 
-kv_group_done272:
+kv_group_done270:
 	DECQ R13
-	JNZ  kv_query269
+	JNZ  kv_query267
 
-kv_query_done270:
+kv_query_done268:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key267
+	JNZ  kv_key265
 
-kv_key_done268:
+kv_key_done266:
 	VZEROUPPER
 	RET
 
@@ -8217,18 +7669,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done275
+	JZ     rope_done273
 	TESTL  R8, R8
-	JS     rope_inverse276
+	JS     rope_inverse274
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream277
+	JA     rope_stream275
 
-rope_token279:
+rope_token277:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -8242,14 +7694,14 @@ rope_token279:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done280
+	JZ      rope_heads_done278
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src281
+	JNE     rope_heads_from_src279
 
-rope_head282:
+rope_head280:
 	VPMOVZXWD   (R9), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R9), Z9
@@ -8332,13 +7784,13 @@ rope_head282:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head282
-	JMP         rope_heads_done280
+	JNZ         rope_head280
+	JMP         rope_heads_done278
 
-rope_heads_from_src281:
+rope_heads_from_src279:
 	MOVQ CX, R10
 
-rope_head283:
+rope_head281:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -8422,17 +7874,17 @@ rope_head283:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head283
+	JNZ         rope_head281
 
-rope_heads_done280:
+rope_heads_done278:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done284
+	JZ    rope_heads_done282
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head285:
+rope_head283:
 	VPMOVZXWD   (R9), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R9), Z9
@@ -8515,9 +7967,9 @@ rope_head285:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head285
+	JNZ         rope_head283
 
-rope_heads_done284:
+rope_heads_done282:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -8527,11 +7979,11 @@ rope_heads_done284:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token279
-	JMP  rope_tokens_done278
+	JNZ  rope_token277
+	JMP  rope_tokens_done276
 
-rope_stream277:
-rope_token286:
+rope_stream275:
+rope_token284:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -8545,16 +7997,16 @@ rope_token286:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done287
+	JZ      rope_heads_done285
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src288
+	JNE     rope_heads_from_src286
 
-rope_head289:
+rope_head287:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -8641,13 +8093,13 @@ rope_head289:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head289
-	JMP         rope_heads_done287
+	JNZ         rope_head287
+	JMP         rope_heads_done285
 
-rope_heads_from_src288:
+rope_heads_from_src286:
 	MOVQ CX, R10
 
-rope_head290:
+rope_head288:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -8735,19 +8187,19 @@ rope_head290:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head290
+	JNZ         rope_head288
 
-rope_heads_done287:
+rope_heads_done285:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done291
+	JZ    rope_heads_done289
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head292:
+rope_head290:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -8834,9 +8286,9 @@ rope_head292:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head292
+	JNZ         rope_head290
 
-rope_heads_done291:
+rope_heads_done289:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -8846,21 +8298,21 @@ rope_heads_done291:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token286
+	JNZ  rope_token284
 
-rope_tokens_done278:
-	JMP rope_done275
+rope_tokens_done276:
+	JMP rope_done273
 
-rope_inverse276:
+rope_inverse274:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream293
+	JA     rope_stream291
 
-rope_token295:
+rope_token293:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -8874,12 +8326,12 @@ rope_token295:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done296
+	JZ      rope_heads_done294
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head297:
+rope_head295:
 	VPMOVZXWD   (DX), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(DX), Z9
@@ -8962,19 +8414,19 @@ rope_head297:
 	VPMOVDW     Z8, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head297
+	JNZ         rope_head295
 
-rope_heads_done296:
+rope_heads_done294:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token295
-	JMP  rope_tokens_done294
+	JNZ  rope_token293
+	JMP  rope_tokens_done292
 
-rope_stream293:
-rope_token298:
+rope_stream291:
+rope_token296:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -8988,14 +8440,14 @@ rope_token298:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done299
+	JZ      rope_heads_done297
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head300:
+rope_head298:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -9082,310 +8534,18 @@ rope_head300:
 	VPMOVDW     Z8, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head300
+	JNZ         rope_head298
 
-rope_heads_done299:
+rope_heads_done297:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token298
+	JNZ  rope_token296
 
-rope_tokens_done294:
-rope_done275:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done301
-
-combine_token302:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000400, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 256(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      640(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       640(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       640(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      704(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       704(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       704(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 320(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      768(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       768(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       768(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      320(R8), Z0
-	VMOVUPD      832(R8), Z1
-	VMULPD       320(CX), Z0, Z2
-	VMULPD       832(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       832(CX), Z0, Z0
-	VMULPD       320(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 128(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 384(AX)
-	VMOVUPD      384(R8), Z0
-	VMOVUPD      896(R8), Z1
-	VMULPD       384(CX), Z0, Z2
-	VMULPD       896(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       896(CX), Z0, Z0
-	VMULPD       384(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      448(R8), Z0
-	VMOVUPD      960(R8), Z1
-	VMULPD       448(CX), Z0, Z2
-	VMULPD       960(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       960(CX), Z0, Z0
-	VMULPD       448(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 192(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token302
-
-combine_done301:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done292:
+rope_done273:
 	VZEROUPPER
 	RET
 
@@ -9397,9 +8557,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done303
+	JZ    far_done299
 
-far_token304:
+far_token300:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -9529,9 +8689,9 @@ far_token304:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token304
+	JNZ     far_token300
 
-far_done303:
+far_done299:
 	VZEROUPPER
 	RET
 
@@ -9545,23 +8705,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups305
+	JNE   kv_groups301
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows306:
+s1_rows302:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done307
+	JL   s1_rows_done303
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys308:
+s1_keys304:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done309
+	JL            s1_keys_done305
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -9808,13 +8968,13 @@ s1_keys308:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys308
+	JMP           s1_keys304
 
-s1_keys_done309:
+s1_keys_done305:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done311
+	JZ    s1_key_tail_done307
 
-s1_key_tail310:
+s1_key_tail306:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9923,29 +9083,29 @@ s1_key_tail310:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail310
+	JNZ           s1_key_tail306
 
-s1_key_tail_done311:
+s1_key_tail_done307:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows306
+	JMP  s1_rows302
 
-s1_rows_done307:
+s1_rows_done303:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done313
+	JZ    s1_row_tail_done309
 
-s1_row_tail312:
+s1_row_tail308:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done315
+	JZ    s1_row_tail_key_done311
 
-s1_row_tail_key314:
+s1_row_tail_key310:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9975,40 +9135,40 @@ s1_row_tail_key314:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key314
+	JNZ           s1_row_tail_key310
 
-s1_row_tail_key_done315:
+s1_row_tail_key_done311:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail312
+	JNZ  s1_row_tail308
 
-s1_row_tail_done313:
+s1_row_tail_done309:
 	VZEROUPPER
 	RET
 
-kv_groups305:
+kv_groups301:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key316
+	JNZ   kv_by_key312
 
-kb_keys317:
+kb_keys313:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done318
+	JL    kb_keys_done314
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done320
+	JZ    kb_query_done316
 
-kb_query319:
+kb_query315:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done322
+	JZ    kb_group_done318
 
-kb_group321:
+kb_group317:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -10047,7 +9207,7 @@ kb_group321:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows323:
+kb_rows319:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -10297,42 +9457,42 @@ kb_rows323:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows323
+	JNZ           kb_rows319
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group321
+	JNZ           kb_group317
 
-kb_group_done322:
+kb_group_done318:
 	DECQ R11
-	JNZ  kb_query319
+	JNZ  kb_query315
 
-kb_query_done320:
+kb_query_done316:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys317
+	JMP  kb_keys313
 
-kb_keys_done318:
-kv_by_key316:
+kb_keys_done314:
+kv_by_key312:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done325
+	JZ     kv_key_done321
 
-kv_key324:
+kv_key320:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done327
+	JZ    kv_query_done323
 
-kv_query326:
+kv_query322:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done329
+	JZ    kv_group_done325
 
-kv_group328:
+kv_group324:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10351,9 +9511,9 @@ kv_group328:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done331
+	JZ         kv_head_done327
 
-kv_head330:
+kv_head326:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -10375,24 +9535,24 @@ kv_head330:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head330
+	JNZ           kv_head326
 
-kv_head_done331:
+kv_head_done327:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group328
+	JNZ  kv_group324
 
-kv_group_done329:
+kv_group_done325:
 	DECQ R11
-	JNZ  kv_query326
+	JNZ  kv_query322
 
-kv_query_done327:
+kv_query_done323:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key324
+	JNZ  kv_key320
 
-kv_key_done325:
+kv_key_done321:
 	VZEROUPPER
 	RET
 
@@ -10406,7 +9566,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups332
+	JNE   kv_groups328
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -10414,9 +9574,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done334
+	JZ    v1_row_done330
 
-v1_row333:
+v1_row329:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10438,12 +9598,12 @@ v1_row333:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done336
+	JZ           v1_key_done332
 
-v1_key335:
+v1_key331:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero337
+	JZ           v1_zero333
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -10454,13 +9614,13 @@ v1_key335:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero337:
+v1_zero333:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key335
+	JNZ  v1_key331
 
-v1_key_done336:
+v1_key_done332:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -10473,22 +9633,22 @@ v1_key_done336:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row333
+	JNZ     v1_row329
 
-v1_row_done334:
+v1_row_done330:
 	VZEROUPPER
 	RET
 
-kv_groups332:
+kv_groups328:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done339
+	JZ    kv_rescale_done335
 
-kv_rescale338:
+kv_rescale334:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10517,28 +9677,28 @@ kv_rescale338:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale338
+	JNZ          kv_rescale334
 
-kv_rescale_done339:
+kv_rescale_done335:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys340:
+vb_keys336:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done341
+	JL    vb_keys_done337
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done343
+	JZ    vb_query_done339
 
-vb_query342:
+vb_query338:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done345
+	JZ    vb_group_done341
 
-vb_group344:
+vb_group340:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -10577,9 +9737,9 @@ vb_group344:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row346
+	JNZ        vb_by_row342
 
-vb_rows348:
+vb_rows344:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10602,28 +9762,73 @@ vb_rows348:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero349
+	JZ           vh_zero345
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero349:
+vh_zero345:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero350
+	JZ           vh_zero346
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero350:
+vh_zero346:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero351
+	JZ           vh_zero347
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero347:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero348
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero348:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero349
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero349:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero350
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero350:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero351
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10631,44 +9836,44 @@ vh_zero350:
 
 vh_zero351:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero352
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero352:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero353
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero353:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero354
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero354:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero355
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10676,44 +9881,44 @@ vh_zero354:
 
 vh_zero355:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero356
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero356:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero357
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero357:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero358
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero358:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero359
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10721,61 +9926,16 @@ vh_zero358:
 
 vh_zero359:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero360
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero360:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero361
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero361:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero362
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero362:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero363
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero363:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero364
+	JZ           vh_zero360
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero364:
+vh_zero360:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -10814,28 +9974,73 @@ vh_zero364:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero365
+	JZ           vh_zero361
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero365:
+vh_zero361:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero366
+	JZ           vh_zero362
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero366:
+vh_zero362:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero367
+	JZ           vh_zero363
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero363:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero364
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero364:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero365
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero365:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero366
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero366:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero367
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10843,44 +10048,44 @@ vh_zero366:
 
 vh_zero367:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero368
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero368:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero369
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero369:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero370
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero370:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero371
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10888,44 +10093,44 @@ vh_zero370:
 
 vh_zero371:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero372
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero372:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero373
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero373:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero374
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero374:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero375
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10933,61 +10138,16 @@ vh_zero374:
 
 vh_zero375:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero376
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero376:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero377
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero377:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero378
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero378:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero379
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero379:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero380
+	JZ           vh_zero376
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero380:
+vh_zero376:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -11010,15 +10170,15 @@ vh_zero380:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows348
-	JMP     vb_group_next347
+	JNZ     vb_rows344
+	JMP     vb_group_next343
 
-vb_by_row346:
+vb_by_row342:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done382
+	JZ    vb_head_done378
 
-vb_head381:
+vb_head377:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -11029,7 +10189,7 @@ vb_head381:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero383
+	JZ           vb_zero379
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -11040,10 +10200,10 @@ vb_head381:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero383:
+vb_zero379:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero384
+	JZ           vb_zero380
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -11054,10 +10214,10 @@ vb_zero383:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero384:
+vb_zero380:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero385
+	JZ           vb_zero381
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -11068,10 +10228,10 @@ vb_zero384:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero385:
+vb_zero381:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero386
+	JZ           vb_zero382
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -11082,7 +10242,7 @@ vb_zero385:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero386:
+vb_zero382:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -11094,44 +10254,44 @@ vb_zero386:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head381
+	JNZ     vb_head377
 
-vb_head_done382:
-vb_group_next347:
+vb_head_done378:
+vb_group_next343:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group344
+	JNZ  vb_group340
 
-vb_group_done345:
+vb_group_done341:
 	DECQ R11
-	JNZ  vb_query342
+	JNZ  vb_query338
 
-vb_query_done343:
+vb_query_done339:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys340
+	JMP  vb_keys336
 
-vb_keys_done341:
+vb_keys_done337:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done388
+	JZ     kv_key_done384
 
-kv_key387:
+kv_key383:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done390
+	JZ    kv_query_done386
 
-kv_query389:
+kv_query385:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done392
+	JZ    kv_group_done388
 
-kv_group391:
+kv_group387:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -11150,12 +10310,12 @@ kv_group391:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done394
+	JZ         kv_head_done390
 
-kv_head393:
+kv_head389:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero395
+	JZ           kv_zero391
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -11182,28 +10342,28 @@ kv_head393:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero395:
+kv_zero391:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head393
+	JNZ  kv_head389
 
-kv_head_done394:
+kv_head_done390:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group391
+	JNZ  kv_group387
 
-kv_group_done392:
+kv_group_done388:
 	DECQ R12
-	JNZ  kv_query389
+	JNZ  kv_query385
 
-kv_query_done390:
+kv_query_done386:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key387
+	JNZ  kv_key383
 
-kv_key_done388:
+kv_key_done384:
 	VZEROUPPER
 	RET
 
@@ -11216,9 +10376,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop397:
+loop393:
 	CMPQ    CX, $0x00000020
-	JB      loop_end398
+	JB      loop_end394
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -11229,23 +10389,23 @@ loop397:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop397
+	JMP     loop393
 
-loop_end398:
-loop399:
+loop_end394:
+loop395:
 	CMPQ    CX, $0x00000010
-	JB      loop_end400
+	JB      loop_end396
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop399
+	JMP     loop395
 
-loop_end400:
+loop_end396:
 	TESTQ     CX, CX
-	JZ        loop_done396
+	JZ        loop_done392
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -11253,7 +10413,7 @@ loop_end400:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done396:
+loop_done392:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -11263,10 +10423,10 @@ loop_done396:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store401
+	JZ            max_store397
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store401:
+max_store397:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -11293,9 +10453,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop403:
+loop399:
 	CMPQ         CX, $0x00000010
-	JB           loop_end404
+	JB           loop_end400
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -11317,11 +10477,11 @@ loop403:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop403
+	JMP          loop399
 
-loop_end404:
+loop_end400:
 	TESTQ        CX, CX
-	JZ           loop_done402
+	JZ           loop_done398
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -11345,7 +10505,7 @@ loop_end404:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done402:
+loop_done398:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -11373,9 +10533,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop405:
+widen_loop401:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end406
+	JB        widen_loop_end402
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -11391,23 +10551,23 @@ widen_loop405:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop405
+	JMP       widen_loop401
 
-widen_loop_end406:
-widen_loop407:
+widen_loop_end402:
+widen_loop403:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end408
+	JB        widen_loop_end404
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop407
+	JMP       widen_loop403
 
-widen_loop_end408:
+widen_loop_end404:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail409
+	JZ          widen_tail405
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11415,9 +10575,9 @@ widen_loop_end408:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail409:
+widen_tail405:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail410
+	JZ          widen_tail406
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11425,9 +10585,9 @@ widen_tail409:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail410:
+widen_tail406:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail411
+	JZ          widen_tail407
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11435,9 +10595,9 @@ widen_tail410:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail411:
+widen_tail407:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail412
+	JZ          widen_tail408
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11445,7 +10605,7 @@ widen_tail411:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail412:
+widen_tail408:
 	VZEROUPPER
 	RET
 
@@ -11461,23 +10621,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups413
+	JNE   kv_groups409
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows414:
+s1_rows410:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done415
+	JL   s1_rows_done411
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys416:
+s1_keys412:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done417
+	JL            s1_keys_done413
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -11724,13 +10884,13 @@ s1_keys416:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys416
+	JMP           s1_keys412
 
-s1_keys_done417:
+s1_keys_done413:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done419
+	JZ    s1_key_tail_done415
 
-s1_key_tail418:
+s1_key_tail414:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -11871,29 +11031,29 @@ s1_key_tail418:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail418
+	JNZ           s1_key_tail414
 
-s1_key_tail_done419:
+s1_key_tail_done415:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows414
+	JMP  s1_rows410
 
-s1_rows_done415:
+s1_rows_done411:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done421
+	JZ    s1_row_tail_done417
 
-s1_row_tail420:
+s1_row_tail416:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done423
+	JZ    s1_row_tail_key_done419
 
-s1_row_tail_key422:
+s1_row_tail_key418:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -11931,40 +11091,40 @@ s1_row_tail_key422:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key422
+	JNZ           s1_row_tail_key418
 
-s1_row_tail_key_done423:
+s1_row_tail_key_done419:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail420
+	JNZ  s1_row_tail416
 
-s1_row_tail_done421:
+s1_row_tail_done417:
 	VZEROUPPER
 	RET
 
-kv_groups413:
+kv_groups409:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key424
+	JNZ   kv_by_key420
 
-kb_keys425:
+kb_keys421:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done426
+	JL    kb_keys_done422
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done428
+	JZ    kb_query_done424
 
-kb_query427:
+kb_query423:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done430
+	JZ    kb_group_done426
 
-kb_group429:
+kb_group425:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -11987,7 +11147,7 @@ kb_group429:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows431:
+kb_rows427:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -12237,42 +11397,42 @@ kb_rows431:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows431
+	JNZ           kb_rows427
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group429
+	JNZ           kb_group425
 
-kb_group_done430:
+kb_group_done426:
 	DECQ R11
-	JNZ  kb_query427
+	JNZ  kb_query423
 
-kb_query_done428:
+kb_query_done424:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys425
+	JMP  kb_keys421
 
-kb_keys_done426:
-kv_by_key424:
+kb_keys_done422:
+kv_by_key420:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done433
+	JZ     kv_key_done429
 
-kv_key432:
+kv_key428:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done435
+	JZ    kv_query_done431
 
-kv_query434:
+kv_query430:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done437
+	JZ    kv_group_done433
 
-kv_group436:
+kv_group432:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -12287,9 +11447,9 @@ kv_group436:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done439
+	JZ          kv_head_done435
 
-kv_head438:
+kv_head434:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -12311,24 +11471,24 @@ kv_head438:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head438
+	JNZ           kv_head434
 
-kv_head_done439:
+kv_head_done435:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group436
+	JNZ  kv_group432
 
-kv_group_done437:
+kv_group_done433:
 	DECQ R11
-	JNZ  kv_query434
+	JNZ  kv_query430
 
-kv_query_done435:
+kv_query_done431:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key432
+	JNZ  kv_key428
 
-kv_key_done433:
+kv_key_done429:
 	VZEROUPPER
 	RET
 
@@ -12344,7 +11504,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups440
+	JNE   kv_groups436
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -12352,9 +11512,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done442
+	JZ    v1_row_done438
 
-v1_row441:
+v1_row437:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -12376,12 +11536,12 @@ v1_row441:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done444
+	JZ           v1_key_done440
 
-v1_key443:
+v1_key439:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero445
+	JZ           v1_zero441
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -12400,13 +11560,13 @@ v1_key443:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero445:
+v1_zero441:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key443
+	JNZ  v1_key439
 
-v1_key_done444:
+v1_key_done440:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -12419,22 +11579,22 @@ v1_key_done444:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row441
+	JNZ     v1_row437
 
-v1_row_done442:
+v1_row_done438:
 	VZEROUPPER
 	RET
 
-kv_groups440:
+kv_groups436:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done447
+	JZ    kv_rescale_done443
 
-kv_rescale446:
+kv_rescale442:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -12463,28 +11623,28 @@ kv_rescale446:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale446
+	JNZ          kv_rescale442
 
-kv_rescale_done447:
+kv_rescale_done443:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys448:
+vb_keys444:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done449
+	JL    vb_keys_done445
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done451
+	JZ    vb_query_done447
 
-vb_query450:
+vb_query446:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done453
+	JZ    vb_group_done449
 
-vb_group452:
+vb_group448:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -12528,9 +11688,9 @@ vb_group452:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row454
+	JNZ        vb_by_row450
 
-vb_rows456:
+vb_rows452:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -12553,28 +11713,73 @@ vb_rows456:
 	VMOVDQU16.Z  64(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero457
+	JZ           vh_zero453
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero457:
+vh_zero453:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero458
+	JZ           vh_zero454
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero458:
+vh_zero454:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero459
+	JZ           vh_zero455
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero455:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero456
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero456:
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero457
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero457:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero458
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero458:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero459
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12582,44 +11787,44 @@ vh_zero458:
 
 vh_zero459:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero460
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero460:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero461
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero461:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero462
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero462:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero463
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12627,44 +11832,44 @@ vh_zero462:
 
 vh_zero463:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero464
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero464:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero465
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero465:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero466
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero466:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero467
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12672,44 +11877,44 @@ vh_zero466:
 
 vh_zero467:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero468
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero468:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K1, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero469
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero469:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero470
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero470:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero471
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12717,44 +11922,44 @@ vh_zero470:
 
 vh_zero471:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero472
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero472:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K1, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero473
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero473:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero474
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero474:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero475
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12762,44 +11967,44 @@ vh_zero474:
 
 vh_zero475:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero476
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero476:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero477
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero477:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero478
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero478:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero479
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12807,44 +12012,44 @@ vh_zero478:
 
 vh_zero479:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero480
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero480:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero481
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero481:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero482
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero482:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero483
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12852,61 +12057,16 @@ vh_zero482:
 
 vh_zero483:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero484
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero484:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero485
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero485:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero486
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero486:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero487
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero487:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero488
+	JZ           vh_zero484
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero488:
+vh_zero484:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -12945,28 +12105,73 @@ vh_zero488:
 	VMOVDQU16.Z  192(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero489
+	JZ           vh_zero485
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero489:
+vh_zero485:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero490
+	JZ           vh_zero486
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero490:
+vh_zero486:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero491
+	JZ           vh_zero487
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero487:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero488
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero488:
+	VPSLLD       $0x10, 128(R9)(DX*1), Z16
+	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*1), Z18
+	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero489
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero489:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero490
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero490:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero491
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12974,44 +12179,44 @@ vh_zero490:
 
 vh_zero491:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero492:
-	VPSLLD       $0x10, 128(R9)(DX*1), Z16
-	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*1), Z18
-	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, 128(R9)(DX*2), Z16
+	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*2), Z18
+	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero493
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero493:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero494
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero494:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero495
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -13019,44 +12224,44 @@ vh_zero494:
 
 vh_zero495:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero496
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero496:
-	VPSLLD       $0x10, 128(R9)(DX*2), Z16
-	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*2), Z18
-	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, 128(R9)(R11*1), Z16
+	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(R11*1), Z18
+	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero497
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero497:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero498
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero498:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero499
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -13064,44 +12269,44 @@ vh_zero498:
 
 vh_zero499:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero500
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero500:
-	VPSLLD       $0x10, 128(R9)(R11*1), Z16
-	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(R11*1), Z18
-	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, 128(R10), Z16
+	VMOVDQU16.Z  128(R10), K1, Z17
+	VPSLLD       $0x10, 192(R10), Z18
+	VMOVDQU16.Z  192(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero501
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero501:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero502
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero502:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero503
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -13109,44 +12314,44 @@ vh_zero502:
 
 vh_zero503:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero504
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero504:
-	VPSLLD       $0x10, 128(R10), Z16
-	VMOVDQU16.Z  128(R10), K1, Z17
-	VPSLLD       $0x10, 192(R10), Z18
-	VMOVDQU16.Z  192(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*1), Z16
+	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*1), Z18
+	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero505
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero505:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero506
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero506:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero507
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -13154,44 +12359,44 @@ vh_zero506:
 
 vh_zero507:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero508
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero508:
-	VPSLLD       $0x10, 128(R10)(DX*1), Z16
-	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*1), Z18
-	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*2), Z16
+	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*2), Z18
+	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero509
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero509:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero510
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero510:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero511
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -13199,44 +12404,44 @@ vh_zero510:
 
 vh_zero511:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero512
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero512:
-	VPSLLD       $0x10, 128(R10)(DX*2), Z16
-	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*2), Z18
-	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, 128(R10)(R11*1), Z16
+	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(R11*1), Z18
+	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero513
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero513:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero514
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero514:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero515
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -13244,61 +12449,16 @@ vh_zero514:
 
 vh_zero515:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero516
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero516:
-	VPSLLD       $0x10, 128(R10)(R11*1), Z16
-	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(R11*1), Z18
-	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero517
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero517:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero518
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero518:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero519
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero519:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero520
+	JZ           vh_zero516
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero520:
+vh_zero516:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -13321,15 +12481,15 @@ vh_zero520:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows456
-	JMP     vb_group_next455
+	JNZ     vb_rows452
+	JMP     vb_group_next451
 
-vb_by_row454:
+vb_by_row450:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done522
+	JZ    vb_head_done518
 
-vb_head521:
+vb_head517:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -13340,7 +12500,7 @@ vb_head521:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero523
+	JZ           vb_zero519
 	VBROADCASTSS (R8), Z8
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13359,10 +12519,10 @@ vb_head521:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero523:
+vb_zero519:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero524
+	JZ           vb_zero520
 	VBROADCASTSS 4(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13381,10 +12541,10 @@ vb_zero523:
 	VMOVDQU16.Z  192(R9)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero524:
+vb_zero520:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero525
+	JZ           vb_zero521
 	VBROADCASTSS 8(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13403,10 +12563,10 @@ vb_zero524:
 	VMOVDQU16.Z  192(R9)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero525:
+vb_zero521:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero526
+	JZ           vb_zero522
 	VBROADCASTSS 12(R8), Z8
 	VPSLLD       $0x10, (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13425,10 +12585,10 @@ vb_zero525:
 	VMOVDQU16.Z  192(R9)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero526:
+vb_zero522:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero527
+	JZ           vb_zero523
 	VBROADCASTSS 16(R8), Z8
 	VPSLLD       $0x10, (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13447,10 +12607,10 @@ vb_zero526:
 	VMOVDQU16.Z  192(R10), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero527:
+vb_zero523:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero528
+	JZ           vb_zero524
 	VBROADCASTSS 20(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13469,10 +12629,10 @@ vb_zero527:
 	VMOVDQU16.Z  192(R10)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero528:
+vb_zero524:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero529
+	JZ           vb_zero525
 	VBROADCASTSS 24(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13491,10 +12651,10 @@ vb_zero528:
 	VMOVDQU16.Z  192(R10)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero529:
+vb_zero525:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero530
+	JZ           vb_zero526
 	VBROADCASTSS 28(R8), Z8
 	VPSLLD       $0x10, (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13513,7 +12673,7 @@ vb_zero529:
 	VMOVDQU16.Z  192(R10)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero530:
+vb_zero526:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -13525,44 +12685,44 @@ vb_zero530:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head521
+	JNZ     vb_head517
 
-vb_head_done522:
-vb_group_next455:
+vb_head_done518:
+vb_group_next451:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group452
+	JNZ  vb_group448
 
-vb_group_done453:
+vb_group_done449:
 	DECQ R12
-	JNZ  vb_query450
+	JNZ  vb_query446
 
-vb_query_done451:
+vb_query_done447:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys448
+	JMP  vb_keys444
 
-vb_keys_done449:
+vb_keys_done445:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done532
+	JZ     kv_key_done528
 
-kv_key531:
+kv_key527:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done534
+	JZ    kv_query_done530
 
-kv_query533:
+kv_query529:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done536
+	JZ    kv_group_done532
 
-kv_group535:
+kv_group531:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -13577,12 +12737,12 @@ kv_group535:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done538
+	JZ          kv_head_done534
 
-kv_head537:
+kv_head533:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero539
+	JZ           kv_zero535
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -13609,28 +12769,28 @@ kv_head537:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero539:
+kv_zero535:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head537
+	JNZ  kv_head533
 
-kv_head_done538:
+kv_head_done534:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group535
+	JNZ  kv_group531
 
-kv_group_done536:
+kv_group_done532:
 	DECQ R12
-	JNZ  kv_query533
+	JNZ  kv_query529
 
-kv_query_done534:
+kv_query_done530:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key531
+	JNZ  kv_key527
 
-kv_key_done532:
+kv_key_done528:
 	VZEROUPPER
 	RET
 
@@ -13640,13 +12800,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse540
+	JNE       pair_inverse536
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd542:
+pair_fwd538:
 	CMPQ      CX, $0x00000080
-	JB        pair_fwd_end543
+	JB        pair_fwd_end539
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -13677,18 +12837,18 @@ pair_fwd542:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_fwd542
+	JMP       pair_fwd538
 
-pair_fwd_end543:
-	JMP pair_done541
+pair_fwd_end539:
+	JMP pair_done537
 
-pair_inverse540:
+pair_inverse536:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv544:
+pair_inv540:
 	CMPQ      CX, $0x00000080
-	JB        pair_inv_end545
+	JB        pair_inv_end541
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -13719,10 +12879,10 @@ pair_inv544:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_inv544
+	JMP       pair_inv540
 
-pair_inv_end545:
-pair_done541:
+pair_inv_end541:
+pair_done537:
 	VZEROUPPER
 	RET
 
@@ -13740,24 +12900,24 @@ TEXT ·scoresKVRope16AVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key546
+	JNZ   kv_by_key542
 
-kb_keys547:
+kb_keys543:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done548
+	JL    kb_keys_done544
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done550
+	JZ    kb_query_done546
 
-kb_query549:
+kb_query545:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done552
+	JZ    kb_group_done548
 
-kb_group551:
+kb_group547:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -14100,7 +13260,7 @@ kb_group551:
 	VMOVUPS      Z5, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows553:
+kb_rows549:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       512(R9), Z7
 	VMOVUPS       1024(R9), Z11
@@ -14349,43 +13509,43 @@ kb_rows553:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows553
+	JNZ           kb_rows549
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group551
+	JNZ           kb_group547
 
-kb_group_done552:
+kb_group_done548:
 	DECQ R13
-	JNZ  kb_query549
+	JNZ  kb_query545
 
-kb_query_done550:
+kb_query_done546:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys547
+	JMP  kb_keys543
 
-kb_keys_done548:
-kv_by_key546:
+kb_keys_done544:
+kv_by_key542:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done555
+	JZ     kv_key_done551
 
-kv_key554:
+kv_key550:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done557
+	JZ    kv_query_done553
 
-kv_query556:
+kv_query552:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done559
+	JZ    kv_group_done555
 
-kv_group558:
+kv_group554:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -14463,9 +13623,9 @@ kv_group558:
 	VPANDD       Z3, Z0, Z11
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done561
+	JZ           kv_head_done557
 
-kv_head560:
+kv_head556:
 	VMULPS        (R8), Z6, Z0
 	VMULPS        64(R8), Z8, Z1
 	VFMADD231PS   128(R8), Z10, Z0
@@ -14487,25 +13647,25 @@ kv_head560:
 	ADDQ          $0x00000200, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head560
+	JNZ           kv_head556
 
-kv_head_done561:
+kv_head_done557:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group558
+	JNZ  kv_group554
 
-kv_group_done559:
+kv_group_done555:
 	DECQ R12
-	JNZ  kv_query556
+	JNZ  kv_query552
 
-kv_query_done557:
+kv_query_done553:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key554
+	JNZ  kv_key550
 
-kv_key_done555:
+kv_key_done551:
 	VZEROUPPER
 	RET
 

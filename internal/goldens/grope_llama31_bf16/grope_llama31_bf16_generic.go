@@ -6,15 +6,13 @@ import "math"
 
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
-	combineRows: combineRowsGeneric,
-	expShift:    expShiftGeneric,
-	farRows:     farRowsGeneric,
-	hiRow:       hiRowGeneric,
-	maxRow:      maxRowGeneric,
-	rotate:      rotateGeneric,
-	scoresKV:    scoresKVGeneric,
-	valuesKV:    valuesKVGeneric,
-	widenRow:    widenRowGeneric,
+	expShift: expShiftGeneric,
+	farRows:  farRowsGeneric,
+	maxRow:   maxRowGeneric,
+	rotate:   rotateGeneric,
+	scoresKV: scoresKVGeneric,
+	valuesKV: valuesKVGeneric,
+	widenRow: widenRowGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

@@ -838,554 +838,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done35
-
-combine_token36:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000400, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     512(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      512(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      512(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     544(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      544(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      544(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 256(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     576(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      576(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      576(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     608(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      608(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      608(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 288(AX)
-	VMOVUPD     128(R8), Y0
-	VMOVUPD     640(R8), Y1
-	VMULPD      128(CX), Y0, Y2
-	VMULPD      640(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      640(CX), Y0, Y0
-	VMULPD      128(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     160(R8), Y0
-	VMOVUPD     672(R8), Y1
-	VMULPD      160(CX), Y0, Y2
-	VMULPD      672(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      672(CX), Y0, Y0
-	VMULPD      160(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 64(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 320(AX)
-	VMOVUPD     192(R8), Y0
-	VMOVUPD     704(R8), Y1
-	VMULPD      192(CX), Y0, Y2
-	VMULPD      704(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      704(CX), Y0, Y0
-	VMULPD      192(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     224(R8), Y0
-	VMOVUPD     736(R8), Y1
-	VMULPD      224(CX), Y0, Y2
-	VMULPD      736(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      736(CX), Y0, Y0
-	VMULPD      224(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 96(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 352(AX)
-	VMOVUPD     256(R8), Y0
-	VMOVUPD     768(R8), Y1
-	VMULPD      256(CX), Y0, Y2
-	VMULPD      768(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      768(CX), Y0, Y0
-	VMULPD      256(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     288(R8), Y0
-	VMOVUPD     800(R8), Y1
-	VMULPD      288(CX), Y0, Y2
-	VMULPD      800(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      800(CX), Y0, Y0
-	VMULPD      288(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 128(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 384(AX)
-	VMOVUPD     320(R8), Y0
-	VMOVUPD     832(R8), Y1
-	VMULPD      320(CX), Y0, Y2
-	VMULPD      832(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      832(CX), Y0, Y0
-	VMULPD      320(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     352(R8), Y0
-	VMOVUPD     864(R8), Y1
-	VMULPD      352(CX), Y0, Y2
-	VMULPD      864(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      864(CX), Y0, Y0
-	VMULPD      352(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 160(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 416(AX)
-	VMOVUPD     384(R8), Y0
-	VMOVUPD     896(R8), Y1
-	VMULPD      384(CX), Y0, Y2
-	VMULPD      896(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      896(CX), Y0, Y0
-	VMULPD      384(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     416(R8), Y0
-	VMOVUPD     928(R8), Y1
-	VMULPD      416(CX), Y0, Y2
-	VMULPD      928(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      928(CX), Y0, Y0
-	VMULPD      416(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 192(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 448(AX)
-	VMOVUPD     448(R8), Y0
-	VMOVUPD     960(R8), Y1
-	VMULPD      448(CX), Y0, Y2
-	VMULPD      960(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      960(CX), Y0, Y0
-	VMULPD      448(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     480(R8), Y0
-	VMOVUPD     992(R8), Y1
-	VMULPD      480(CX), Y0, Y2
-	VMULPD      992(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      992(CX), Y0, Y0
-	VMULPD      480(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 224(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 480(AX)
-	ADDQ        $0x00000200, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1394,9 +846,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done37
+	JZ    far_done35
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1638,9 +1090,9 @@ far_token38:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -1654,23 +1106,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -1911,13 +1363,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2001,27 +1453,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2065,40 +1517,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2137,7 +1589,7 @@ kb_group55:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2379,42 +1831,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2435,9 +1887,9 @@ kv_group62:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2471,24 +1923,24 @@ kv_head64:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -2502,7 +1954,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2510,9 +1962,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2542,12 +1994,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2562,13 +2014,13 @@ v1_key69:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2594,25 +2046,25 @@ v1_key_done70:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done73
+	JZ           v1_key_done71
 
-v1_key72:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero74
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero74:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key72
+	JNZ  v1_key70
 
-v1_key_done73:
+v1_key_done71:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2621,22 +2073,22 @@ v1_key_done73:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done76
+	JZ    kv_rescale_done74
 
-kv_rescale75:
+kv_rescale73:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2689,28 +2141,28 @@ kv_rescale75:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale75
+	JNZ          kv_rescale73
 
-kv_rescale_done76:
+kv_rescale_done74:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys77:
+vb_keys75:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done78
+	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done80
+	JZ    vb_query_done78
 
-vb_query79:
+vb_query77:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done82
+	JZ    vb_group_done80
 
-vb_group81:
+vb_group79:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2749,9 +2201,9 @@ vb_group81:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row83
+	JNZ        vb_by_row81
 
-vb_rows85:
+vb_rows83:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2766,96 +2218,96 @@ vb_rows85:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero86:
+vh_zero84:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero87:
+vh_zero85:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero88:
+vh_zero86:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero89:
+vh_zero87:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero90:
+vh_zero88:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero91:
+vh_zero89:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero92:
+vh_zero90:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero93:
+vh_zero91:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2878,96 +2330,96 @@ vh_zero93:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero94:
+vh_zero92:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero95:
+vh_zero93:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero96:
+vh_zero94:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero97:
+vh_zero95:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero98:
+vh_zero96:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero99
+	JZ           vh_zero97
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero99:
+vh_zero97:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero100
+	JZ           vh_zero98
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero100:
+vh_zero98:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero101
+	JZ           vh_zero99
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero101:
+vh_zero99:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -2990,96 +2442,96 @@ vh_zero101:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero100:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero101:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero102:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero103:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero104:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero105:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero106:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero107:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3102,96 +2554,96 @@ vh_zero109:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero108:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero109:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero110:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero111:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero112:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero113:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero116:
+vh_zero114:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero117:
+vh_zero115:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3204,15 +2656,15 @@ vh_zero117:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows85
-	JMP     vb_group_next84
+	JNZ     vb_rows83
+	JMP     vb_group_next82
 
-vb_by_row83:
+vb_by_row81:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done119
+	JZ    vb_head_done117
 
-vb_head118:
+vb_head116:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3227,7 +2679,7 @@ vb_head118:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero120
+	JZ           vb_zero118
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3242,10 +2694,10 @@ vb_head118:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero120:
+vb_zero118:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero121
+	JZ           vb_zero119
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3260,10 +2712,10 @@ vb_zero120:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero121:
+vb_zero119:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero122
+	JZ           vb_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3278,10 +2730,10 @@ vb_zero121:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero122:
+vb_zero120:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero123
+	JZ           vb_zero121
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3296,7 +2748,7 @@ vb_zero122:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero123:
+vb_zero121:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3315,44 +2767,44 @@ vb_zero123:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero124
+	JZ           vb_zero122
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero124:
+vb_zero122:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero125
+	JZ           vb_zero123
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero125:
+vb_zero123:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero126
+	JZ           vb_zero124
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero126:
+vb_zero124:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero127
+	JZ           vb_zero125
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero127:
+vb_zero125:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3360,44 +2812,44 @@ vb_zero127:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head118
+	JNZ     vb_head116
 
-vb_head_done119:
-vb_group_next84:
+vb_head_done117:
+vb_group_next82:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group81
+	JNZ  vb_group79
 
-vb_group_done82:
+vb_group_done80:
 	DECQ R11
-	JNZ  vb_query79
+	JNZ  vb_query77
 
-vb_query_done80:
+vb_query_done78:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys77
+	JMP  vb_keys75
 
-vb_keys_done78:
+vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done129
+	JZ     kv_key_done127
 
-kv_key128:
+kv_key126:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done131
+	JZ    kv_query_done129
 
-kv_query130:
+kv_query128:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done133
+	JZ    kv_group_done131
 
-kv_group132:
+kv_group130:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3418,12 +2870,12 @@ kv_group132:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done135
+	JZ         kv_head_done133
 
-kv_head134:
+kv_head132:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero136
+	JZ           kv_zero134
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3474,28 +2926,28 @@ kv_head134:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero136:
+kv_zero134:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head134
+	JNZ  kv_head132
 
-kv_head_done135:
+kv_head_done133:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group132
+	JNZ  kv_group130
 
-kv_group_done133:
+kv_group_done131:
 	DECQ R12
-	JNZ  kv_query130
+	JNZ  kv_query128
 
-kv_query_done131:
+kv_query_done129:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key128
+	JNZ  kv_key126
 
-kv_key_done129:
+kv_key_done127:
 	VZEROUPPER
 	RET
 
@@ -3508,9 +2960,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop138:
+loop136:
 	CMPQ    CX, $0x00000010
-	JB      loop_end139
+	JB      loop_end137
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3521,23 +2973,23 @@ loop138:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop138
+	JMP     loop136
 
-loop_end139:
-loop140:
+loop_end137:
+loop138:
 	CMPQ    CX, $0x00000008
-	JB      loop_end141
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop140
+	JMP     loop138
 
-loop_end141:
+loop_end139:
 	TESTQ      CX, CX
-	JZ         loop_done137
+	JZ         loop_done135
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3547,7 +2999,7 @@ loop_end141:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done137:
+loop_done135:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3555,10 +3007,10 @@ loop_done137:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store142
+	JZ           max_store140
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store142:
+max_store140:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3578,9 +3030,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop144:
+loop142:
 	CMPQ         CX, $0x00000008
-	JB           loop_end145
+	JB           loop_end143
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3603,11 +3055,11 @@ loop144:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop144
+	JMP          loop142
 
-loop_end145:
+loop_end143:
 	TESTQ        CX, CX
-	JZ           loop_done143
+	JZ           loop_done141
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3633,7 +3085,7 @@ loop_end145:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done143:
+loop_done141:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3651,9 +3103,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop146:
+widen_loop144:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end147
+	JB        widen_loop_end145
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -3665,39 +3117,39 @@ widen_loop146:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop146
+	JMP       widen_loop144
 
-widen_loop_end147:
-widen_loop148:
+widen_loop_end145:
+widen_loop146:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end149
+	JB        widen_loop_end147
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop148
+	JMP       widen_loop146
 
-widen_loop_end149:
+widen_loop_end147:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail150
+	JZ        widen_tail148
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail150:
+widen_tail148:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail151
+	JZ        widen_tail149
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail151:
+widen_tail149:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail152
+	JZ        widen_tail150
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -3705,7 +3157,7 @@ widen_tail151:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail152:
+widen_tail150:
 	VZEROUPPER
 	RET
 
@@ -3719,23 +3171,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups153
+	JNE   kv_groups151
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows154:
+s1_rows152:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done155
+	JL   s1_rows_done153
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys156:
+s1_keys154:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done157
+	JL           s1_keys_done155
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3976,13 +3428,13 @@ s1_keys156:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys156
+	JMP          s1_keys154
 
-s1_keys_done157:
+s1_keys_done155:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done159
+	JZ    s1_key_tail_done157
 
-s1_key_tail158:
+s1_key_tail156:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -4098,27 +3550,27 @@ s1_key_tail158:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail158
+	JNZ          s1_key_tail156
 
-s1_key_tail_done159:
+s1_key_tail_done157:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows154
+	JMP  s1_rows152
 
-s1_rows_done155:
+s1_rows_done153:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done161
+	JZ    s1_row_tail_done159
 
-s1_row_tail160:
+s1_row_tail158:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done163
+	JZ    s1_row_tail_key_done161
 
-s1_row_tail_key162:
+s1_row_tail_key160:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -4178,40 +3630,40 @@ s1_row_tail_key162:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key162
+	JNZ          s1_row_tail_key160
 
-s1_row_tail_key_done163:
+s1_row_tail_key_done161:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail160
+	JNZ  s1_row_tail158
 
-s1_row_tail_done161:
+s1_row_tail_done159:
 	VZEROUPPER
 	RET
 
-kv_groups153:
+kv_groups151:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key164
+	JNZ   kv_by_key162
 
-kb_keys165:
+kb_keys163:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done166
+	JL    kb_keys_done164
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done168
+	JZ    kb_query_done166
 
-kb_query167:
+kb_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done170
+	JZ    kb_group_done168
 
-kb_group169:
+kb_group167:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4234,7 +3686,7 @@ kb_group169:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows171:
+kb_rows169:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -4476,42 +3928,42 @@ kb_rows171:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows171
+	JNZ          kb_rows169
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group169
+	JNZ          kb_group167
 
-kb_group_done170:
+kb_group_done168:
 	DECQ R11
-	JNZ  kb_query167
+	JNZ  kb_query165
 
-kb_query_done168:
+kb_query_done166:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys165
+	JMP  kb_keys163
 
-kb_keys_done166:
-kv_by_key164:
+kb_keys_done164:
+kv_by_key162:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done173
+	JZ     kv_key_done171
 
-kv_key172:
+kv_key170:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done175
+	JZ    kv_query_done173
 
-kv_query174:
+kv_query172:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done177
+	JZ    kv_group_done175
 
-kv_group176:
+kv_group174:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4528,9 +3980,9 @@ kv_group176:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done179
+	JZ         kv_head_done177
 
-kv_head178:
+kv_head176:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4570,24 +4022,24 @@ kv_head178:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head178
+	JNZ          kv_head176
 
-kv_head_done179:
+kv_head_done177:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group176
+	JNZ  kv_group174
 
-kv_group_done177:
+kv_group_done175:
 	DECQ R11
-	JNZ  kv_query174
+	JNZ  kv_query172
 
-kv_query_done175:
+kv_query_done173:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key172
+	JNZ  kv_key170
 
-kv_key_done173:
+kv_key_done171:
 	VZEROUPPER
 	RET
 
@@ -4601,7 +4053,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups180
+	JNE   kv_groups178
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4609,9 +4061,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done182
+	JZ    v1_row_done180
 
-v1_row181:
+v1_row179:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4641,12 +4093,12 @@ v1_row181:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done184
+	JZ           v1_key_done182
 
-v1_key183:
+v1_key181:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero185
+	JZ           v1_zero183
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y0, Y1
@@ -4673,13 +4125,13 @@ v1_key183:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero185:
+v1_zero183:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key183
+	JNZ  v1_key181
 
-v1_key_done184:
+v1_key_done182:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -4705,12 +4157,12 @@ v1_key_done184:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done187
+	JZ           v1_key_done185
 
-v1_key186:
+v1_key184:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero188
+	JZ           v1_zero186
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y0, Y1
@@ -4721,13 +4173,13 @@ v1_key186:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero188:
+v1_zero186:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key186
+	JNZ  v1_key184
 
-v1_key_done187:
+v1_key_done185:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -4736,22 +4188,22 @@ v1_key_done187:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row181
+	JNZ     v1_row179
 
-v1_row_done182:
+v1_row_done180:
 	VZEROUPPER
 	RET
 
-kv_groups180:
+kv_groups178:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done190
+	JZ    kv_rescale_done188
 
-kv_rescale189:
+kv_rescale187:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4804,28 +4256,28 @@ kv_rescale189:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale189
+	JNZ          kv_rescale187
 
-kv_rescale_done190:
+kv_rescale_done188:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys191:
+vb_keys189:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done192
+	JL    vb_keys_done190
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done194
+	JZ    vb_query_done192
 
-vb_query193:
+vb_query191:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done196
+	JZ    vb_group_done194
 
-vb_group195:
+vb_group193:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4848,9 +4300,9 @@ vb_group195:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row197
+	JNZ        vb_by_row195
 
-vb_rows199:
+vb_rows197:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4865,96 +4317,96 @@ vb_rows199:
 	VCVTPH2PS    48(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero200
+	JZ           vh_zero198
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero200:
+vh_zero198:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero201
+	JZ           vh_zero199
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero201:
+vh_zero199:
 	VCVTPH2PS    (R9)(DX*1), Y8
 	VCVTPH2PS    16(R9)(DX*1), Y9
 	VCVTPH2PS    32(R9)(DX*1), Y10
 	VCVTPH2PS    48(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero202
+	JZ           vh_zero200
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero202:
+vh_zero200:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero203
+	JZ           vh_zero201
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero203:
+vh_zero201:
 	VCVTPH2PS    (R9)(DX*2), Y8
 	VCVTPH2PS    16(R9)(DX*2), Y9
 	VCVTPH2PS    32(R9)(DX*2), Y10
 	VCVTPH2PS    48(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero204
+	JZ           vh_zero202
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero204:
+vh_zero202:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero205
+	JZ           vh_zero203
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero205:
+vh_zero203:
 	VCVTPH2PS    (R9)(R10*1), Y8
 	VCVTPH2PS    16(R9)(R10*1), Y9
 	VCVTPH2PS    32(R9)(R10*1), Y10
 	VCVTPH2PS    48(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero206
+	JZ           vh_zero204
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero206:
+vh_zero204:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero207
+	JZ           vh_zero205
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero207:
+vh_zero205:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4977,96 +4429,96 @@ vh_zero207:
 	VCVTPH2PS    112(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero208
+	JZ           vh_zero206
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero208:
+vh_zero206:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero209
+	JZ           vh_zero207
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero209:
+vh_zero207:
 	VCVTPH2PS    64(R9)(DX*1), Y8
 	VCVTPH2PS    80(R9)(DX*1), Y9
 	VCVTPH2PS    96(R9)(DX*1), Y10
 	VCVTPH2PS    112(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero210
+	JZ           vh_zero208
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero210:
+vh_zero208:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero211
+	JZ           vh_zero209
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero211:
+vh_zero209:
 	VCVTPH2PS    64(R9)(DX*2), Y8
 	VCVTPH2PS    80(R9)(DX*2), Y9
 	VCVTPH2PS    96(R9)(DX*2), Y10
 	VCVTPH2PS    112(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero210
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero212:
+vh_zero210:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero213
+	JZ           vh_zero211
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero213:
+vh_zero211:
 	VCVTPH2PS    64(R9)(R10*1), Y8
 	VCVTPH2PS    80(R9)(R10*1), Y9
 	VCVTPH2PS    96(R9)(R10*1), Y10
 	VCVTPH2PS    112(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero214
+	JZ           vh_zero212
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero214:
+vh_zero212:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero215
+	JZ           vh_zero213
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero215:
+vh_zero213:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -5089,96 +4541,96 @@ vh_zero215:
 	VCVTPH2PS    176(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero216
+	JZ           vh_zero214
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero216:
+vh_zero214:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero217
+	JZ           vh_zero215
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero217:
+vh_zero215:
 	VCVTPH2PS    128(R9)(DX*1), Y8
 	VCVTPH2PS    144(R9)(DX*1), Y9
 	VCVTPH2PS    160(R9)(DX*1), Y10
 	VCVTPH2PS    176(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero218
+	JZ           vh_zero216
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero218:
+vh_zero216:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero219
+	JZ           vh_zero217
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero219:
+vh_zero217:
 	VCVTPH2PS    128(R9)(DX*2), Y8
 	VCVTPH2PS    144(R9)(DX*2), Y9
 	VCVTPH2PS    160(R9)(DX*2), Y10
 	VCVTPH2PS    176(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero220
+	JZ           vh_zero218
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero220:
+vh_zero218:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero221
+	JZ           vh_zero219
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero221:
+vh_zero219:
 	VCVTPH2PS    128(R9)(R10*1), Y8
 	VCVTPH2PS    144(R9)(R10*1), Y9
 	VCVTPH2PS    160(R9)(R10*1), Y10
 	VCVTPH2PS    176(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero222
+	JZ           vh_zero220
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero222:
+vh_zero220:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero223
+	JZ           vh_zero221
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero223:
+vh_zero221:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -5201,96 +4653,96 @@ vh_zero223:
 	VCVTPH2PS    240(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero224
+	JZ           vh_zero222
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero224:
+vh_zero222:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero225
+	JZ           vh_zero223
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero225:
+vh_zero223:
 	VCVTPH2PS    192(R9)(DX*1), Y8
 	VCVTPH2PS    208(R9)(DX*1), Y9
 	VCVTPH2PS    224(R9)(DX*1), Y10
 	VCVTPH2PS    240(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero226
+	JZ           vh_zero224
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero226:
+vh_zero224:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero227
+	JZ           vh_zero225
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero227:
+vh_zero225:
 	VCVTPH2PS    192(R9)(DX*2), Y8
 	VCVTPH2PS    208(R9)(DX*2), Y9
 	VCVTPH2PS    224(R9)(DX*2), Y10
 	VCVTPH2PS    240(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero228
+	JZ           vh_zero226
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero228:
+vh_zero226:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero229
+	JZ           vh_zero227
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero229:
+vh_zero227:
 	VCVTPH2PS    192(R9)(R10*1), Y8
 	VCVTPH2PS    208(R9)(R10*1), Y9
 	VCVTPH2PS    224(R9)(R10*1), Y10
 	VCVTPH2PS    240(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero230
+	JZ           vh_zero228
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero230:
+vh_zero228:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero231
+	JZ           vh_zero229
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero231:
+vh_zero229:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5303,15 +4755,15 @@ vh_zero231:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows199
-	JMP     vb_group_next198
+	JNZ     vb_rows197
+	JMP     vb_group_next196
 
-vb_by_row197:
+vb_by_row195:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done233
+	JZ    vb_head_done231
 
-vb_head232:
+vb_head230:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5326,7 +4778,7 @@ vb_head232:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero234
+	JZ           vb_zero232
 	VBROADCASTSS (R8), Y12
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5353,10 +4805,10 @@ vb_head232:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero234:
+vb_zero232:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero235
+	JZ           vb_zero233
 	VBROADCASTSS 4(R8), Y12
 	VCVTPH2PS    (R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5383,10 +4835,10 @@ vb_zero234:
 	VCVTPH2PS    176(R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero235:
+vb_zero233:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero236
+	JZ           vb_zero234
 	VBROADCASTSS 8(R8), Y12
 	VCVTPH2PS    (R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5413,10 +4865,10 @@ vb_zero235:
 	VCVTPH2PS    176(R9)(DX*2), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero236:
+vb_zero234:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero237
+	JZ           vb_zero235
 	VBROADCASTSS 12(R8), Y12
 	VCVTPH2PS    (R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -5443,7 +4895,7 @@ vb_zero236:
 	VCVTPH2PS    176(R9)(R10*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero237:
+vb_zero235:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5462,7 +4914,7 @@ vb_zero237:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero238
+	JZ           vb_zero236
 	VBROADCASTSS (R8), Y4
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5473,10 +4925,10 @@ vb_zero237:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero238:
+vb_zero236:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero239
+	JZ           vb_zero237
 	VBROADCASTSS 4(R8), Y4
 	VCVTPH2PS    192(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5487,10 +4939,10 @@ vb_zero238:
 	VCVTPH2PS    240(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero239:
+vb_zero237:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero240
+	JZ           vb_zero238
 	VBROADCASTSS 8(R8), Y4
 	VCVTPH2PS    192(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5501,10 +4953,10 @@ vb_zero239:
 	VCVTPH2PS    240(R9)(DX*2), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero240:
+vb_zero238:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero241
+	JZ           vb_zero239
 	VBROADCASTSS 12(R8), Y4
 	VCVTPH2PS    192(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -5515,7 +4967,7 @@ vb_zero240:
 	VCVTPH2PS    240(R9)(R10*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero241:
+vb_zero239:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -5523,44 +4975,44 @@ vb_zero241:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head232
+	JNZ     vb_head230
 
-vb_head_done233:
-vb_group_next198:
+vb_head_done231:
+vb_group_next196:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group195
+	JNZ  vb_group193
 
-vb_group_done196:
+vb_group_done194:
 	DECQ R11
-	JNZ  vb_query193
+	JNZ  vb_query191
 
-vb_query_done194:
+vb_query_done192:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys191
+	JMP  vb_keys189
 
-vb_keys_done192:
+vb_keys_done190:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done243
+	JZ     kv_key_done241
 
-kv_key242:
+kv_key240:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done245
+	JZ    kv_query_done243
 
-kv_query244:
+kv_query242:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done247
+	JZ    kv_group_done245
 
-kv_group246:
+kv_group244:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5577,12 +5029,12 @@ kv_group246:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done249
+	JZ         kv_head_done247
 
-kv_head248:
+kv_head246:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero250
+	JZ           kv_zero248
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5639,28 +5091,28 @@ kv_head248:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero250:
+kv_zero248:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head248
+	JNZ  kv_head246
 
-kv_head_done249:
+kv_head_done247:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group246
+	JNZ  kv_group244
 
-kv_group_done247:
+kv_group_done245:
 	DECQ R12
-	JNZ  kv_query244
+	JNZ  kv_query242
 
-kv_query_done245:
+kv_query_done243:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key242
+	JNZ  kv_key240
 
-kv_key_done243:
+kv_key_done241:
 	VZEROUPPER
 	RET
 
@@ -5678,24 +5130,24 @@ TEXT ·scoresKVRope16AVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key251
+	JNZ   kv_by_key249
 
-kb_keys252:
+kb_keys250:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done253
+	JL    kb_keys_done251
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done255
+	JZ    kb_query_done253
 
-kb_query254:
+kb_query252:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done257
+	JZ    kb_group_done255
 
-kb_group256:
+kb_group254:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -6118,7 +5570,7 @@ kb_group256:
 	VMOVUPS      Y1, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows258:
+kb_rows256:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      512(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -6359,43 +5811,43 @@ kb_rows258:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows258
+	JNZ          kb_rows256
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group256
+	JNZ          kb_group254
 
-kb_group_done257:
+kb_group_done255:
 	DECQ R13
-	JNZ  kb_query254
+	JNZ  kb_query252
 
-kb_query_done255:
+kb_query_done253:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys252
+	JMP  kb_keys250
 
-kb_keys_done253:
-kv_by_key251:
+kb_keys_done251:
+kv_by_key249:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done260
+	JZ     kv_key_done258
 
-kv_key259:
+kv_key257:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done262
+	JZ    kv_query_done260
 
-kv_query261:
+kv_query259:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done264
+	JZ    kv_group_done262
 
-kv_group263:
+kv_group261:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -6511,9 +5963,9 @@ kv_group263:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done266
+	JZ           kv_head_done264
 
-kv_head265:
+kv_head263:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -6547,25 +5999,25 @@ kv_head265:
 	ADDQ         $0x00000200, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head265
+	JNZ          kv_head263
 
-kv_head_done266:
+kv_head_done264:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group263
+	JNZ  kv_group261
 
-kv_group_done264:
+kv_group_done262:
 	DECQ R13
-	JNZ  kv_query261
+	JNZ  kv_query259
 
-kv_query_done262:
+kv_query_done260:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key259
+	JNZ  kv_key257
 
-kv_key_done260:
+kv_key_done258:
 	VZEROUPPER
 	RET
 
@@ -6580,18 +6032,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done267
+	JZ     rope_done265
 	TESTL  R8, R8
-	JS     rope_inverse268
+	JS     rope_inverse266
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream269
+	JA     rope_stream267
 
-rope_token271:
+rope_token269:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -6605,14 +6057,14 @@ rope_token271:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done272
+	JZ      rope_heads_done270
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src273
+	JNE     rope_heads_from_src271
 
-rope_head274:
+rope_head272:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6647,13 +6099,13 @@ rope_head274:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head274
-	JMP         rope_heads_done272
+	JNZ         rope_head272
+	JMP         rope_heads_done270
 
-rope_heads_from_src273:
+rope_heads_from_src271:
 	MOVQ CX, R10
 
-rope_head275:
+rope_head273:
 	VCVTPH2PS   (R10), Z8
 	VCVTPH2PS   128(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6689,17 +6141,17 @@ rope_head275:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head275
+	JNZ         rope_head273
 
-rope_heads_done272:
+rope_heads_done270:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done276
+	JZ    rope_heads_done274
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head277:
+rope_head275:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6734,9 +6186,9 @@ rope_head277:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head277
+	JNZ         rope_head275
 
-rope_heads_done276:
+rope_heads_done274:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6746,11 +6198,11 @@ rope_heads_done276:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token271
-	JMP  rope_tokens_done270
+	JNZ  rope_token269
+	JMP  rope_tokens_done268
 
-rope_stream269:
-rope_token278:
+rope_stream267:
+rope_token276:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -6764,16 +6216,16 @@ rope_token278:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done279
+	JZ      rope_heads_done277
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src280
+	JNE     rope_heads_from_src278
 
-rope_head281:
+rope_head279:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -6812,13 +6264,13 @@ rope_head281:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head281
-	JMP         rope_heads_done279
+	JNZ         rope_head279
+	JMP         rope_heads_done277
 
-rope_heads_from_src280:
+rope_heads_from_src278:
 	MOVQ CX, R10
 
-rope_head282:
+rope_head280:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -6858,19 +6310,19 @@ rope_head282:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head282
+	JNZ         rope_head280
 
-rope_heads_done279:
+rope_heads_done277:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done283
+	JZ    rope_heads_done281
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head284:
+rope_head282:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -6909,9 +6361,9 @@ rope_head284:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head284
+	JNZ         rope_head282
 
-rope_heads_done283:
+rope_heads_done281:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6921,21 +6373,21 @@ rope_heads_done283:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token278
+	JNZ  rope_token276
 
-rope_tokens_done270:
-	JMP rope_done267
+rope_tokens_done268:
+	JMP rope_done265
 
-rope_inverse268:
+rope_inverse266:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream285
+	JA     rope_stream283
 
-rope_token287:
+rope_token285:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -6949,12 +6401,12 @@ rope_token287:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done288
+	JZ      rope_heads_done286
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head289:
+rope_head287:
 	VCVTPH2PS   (DX), Z8
 	VCVTPH2PS   128(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -6989,19 +6441,19 @@ rope_head289:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head289
+	JNZ         rope_head287
 
-rope_heads_done288:
+rope_heads_done286:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token287
-	JMP  rope_tokens_done286
+	JNZ  rope_token285
+	JMP  rope_tokens_done284
 
-rope_stream285:
-rope_token290:
+rope_stream283:
+rope_token288:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -7015,14 +6467,14 @@ rope_token290:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done291
+	JZ      rope_heads_done289
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head292:
+rope_head290:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -7061,310 +6513,18 @@ rope_head292:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head292
+	JNZ         rope_head290
 
-rope_heads_done291:
+rope_heads_done289:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token290
+	JNZ  rope_token288
 
-rope_tokens_done286:
-rope_done267:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done293
-
-combine_token294:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000400, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      512(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       512(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       512(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      576(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       576(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       576(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 256(AX)
-	VMOVUPD      128(R8), Z0
-	VMOVUPD      640(R8), Z1
-	VMULPD       128(CX), Z0, Z2
-	VMULPD       640(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       640(CX), Z0, Z0
-	VMULPD       128(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      192(R8), Z0
-	VMOVUPD      704(R8), Z1
-	VMULPD       192(CX), Z0, Z2
-	VMULPD       704(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       704(CX), Z0, Z0
-	VMULPD       192(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 64(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 320(AX)
-	VMOVUPD      256(R8), Z0
-	VMOVUPD      768(R8), Z1
-	VMULPD       256(CX), Z0, Z2
-	VMULPD       768(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       768(CX), Z0, Z0
-	VMULPD       256(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      320(R8), Z0
-	VMOVUPD      832(R8), Z1
-	VMULPD       320(CX), Z0, Z2
-	VMULPD       832(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       832(CX), Z0, Z0
-	VMULPD       320(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 128(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 384(AX)
-	VMOVUPD      384(R8), Z0
-	VMOVUPD      896(R8), Z1
-	VMULPD       384(CX), Z0, Z2
-	VMULPD       896(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       896(CX), Z0, Z0
-	VMULPD       384(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      448(R8), Z0
-	VMOVUPD      960(R8), Z1
-	VMULPD       448(CX), Z0, Z2
-	VMULPD       960(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       960(CX), Z0, Z0
-	VMULPD       448(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, 192(AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token294
-
-combine_done293:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done284:
+rope_done265:
 	VZEROUPPER
 	RET
 
@@ -7376,9 +6536,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done295
+	JZ    far_done291
 
-far_token296:
+far_token292:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -7508,9 +6668,9 @@ far_token296:
 	ADDQ    $0x00000200, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token296
+	JNZ     far_token292
 
-far_done295:
+far_done291:
 	VZEROUPPER
 	RET
 
@@ -7524,23 +6684,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups297
+	JNE   kv_groups293
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows298:
+s1_rows294:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done299
+	JL   s1_rows_done295
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys300:
+s1_keys296:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done301
+	JL            s1_keys_done297
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -7787,13 +6947,13 @@ s1_keys300:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys300
+	JMP           s1_keys296
 
-s1_keys_done301:
+s1_keys_done297:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done303
+	JZ    s1_key_tail_done299
 
-s1_key_tail302:
+s1_key_tail298:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7902,29 +7062,29 @@ s1_key_tail302:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail302
+	JNZ           s1_key_tail298
 
-s1_key_tail_done303:
+s1_key_tail_done299:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows298
+	JMP  s1_rows294
 
-s1_rows_done299:
+s1_rows_done295:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done305
+	JZ    s1_row_tail_done301
 
-s1_row_tail304:
+s1_row_tail300:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done307
+	JZ    s1_row_tail_key_done303
 
-s1_row_tail_key306:
+s1_row_tail_key302:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -7954,40 +7114,40 @@ s1_row_tail_key306:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key306
+	JNZ           s1_row_tail_key302
 
-s1_row_tail_key_done307:
+s1_row_tail_key_done303:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail304
+	JNZ  s1_row_tail300
 
-s1_row_tail_done305:
+s1_row_tail_done301:
 	VZEROUPPER
 	RET
 
-kv_groups297:
+kv_groups293:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key308
+	JNZ   kv_by_key304
 
-kb_keys309:
+kb_keys305:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done310
+	JL    kb_keys_done306
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done312
+	JZ    kb_query_done308
 
-kb_query311:
+kb_query307:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done314
+	JZ    kb_group_done310
 
-kb_group313:
+kb_group309:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8026,7 +7186,7 @@ kb_group313:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows315:
+kb_rows311:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -8276,42 +7436,42 @@ kb_rows315:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows315
+	JNZ           kb_rows311
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group313
+	JNZ           kb_group309
 
-kb_group_done314:
+kb_group_done310:
 	DECQ R11
-	JNZ  kb_query311
+	JNZ  kb_query307
 
-kb_query_done312:
+kb_query_done308:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys309
+	JMP  kb_keys305
 
-kb_keys_done310:
-kv_by_key308:
+kb_keys_done306:
+kv_by_key304:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done317
+	JZ     kv_key_done313
 
-kv_key316:
+kv_key312:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done319
+	JZ    kv_query_done315
 
-kv_query318:
+kv_query314:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done321
+	JZ    kv_group_done317
 
-kv_group320:
+kv_group316:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8330,9 +7490,9 @@ kv_group320:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done323
+	JZ         kv_head_done319
 
-kv_head322:
+kv_head318:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -8354,24 +7514,24 @@ kv_head322:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head322
+	JNZ           kv_head318
 
-kv_head_done323:
+kv_head_done319:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group320
+	JNZ  kv_group316
 
-kv_group_done321:
+kv_group_done317:
 	DECQ R11
-	JNZ  kv_query318
+	JNZ  kv_query314
 
-kv_query_done319:
+kv_query_done315:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key316
+	JNZ  kv_key312
 
-kv_key_done317:
+kv_key_done313:
 	VZEROUPPER
 	RET
 
@@ -8385,7 +7545,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups324
+	JNE   kv_groups320
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -8393,9 +7553,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done326
+	JZ    v1_row_done322
 
-v1_row325:
+v1_row321:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8417,12 +7577,12 @@ v1_row325:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done328
+	JZ           v1_key_done324
 
-v1_key327:
+v1_key323:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero329
+	JZ           v1_zero325
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -8433,13 +7593,13 @@ v1_key327:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero329:
+v1_zero325:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key327
+	JNZ  v1_key323
 
-v1_key_done328:
+v1_key_done324:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -8452,22 +7612,22 @@ v1_key_done328:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row325
+	JNZ     v1_row321
 
-v1_row_done326:
+v1_row_done322:
 	VZEROUPPER
 	RET
 
-kv_groups324:
+kv_groups320:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done331
+	JZ    kv_rescale_done327
 
-kv_rescale330:
+kv_rescale326:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8496,28 +7656,28 @@ kv_rescale330:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale330
+	JNZ          kv_rescale326
 
-kv_rescale_done331:
+kv_rescale_done327:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys332:
+vb_keys328:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done333
+	JL    vb_keys_done329
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done335
+	JZ    vb_query_done331
 
-vb_query334:
+vb_query330:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done337
+	JZ    vb_group_done333
 
-vb_group336:
+vb_group332:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -8556,9 +7716,9 @@ vb_group336:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row338
+	JNZ        vb_by_row334
 
-vb_rows340:
+vb_rows336:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8581,28 +7741,73 @@ vb_rows340:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero341
+	JZ           vh_zero337
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero341:
+vh_zero337:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero342
+	JZ           vh_zero338
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero342:
+vh_zero338:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero343
+	JZ           vh_zero339
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero339:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero340
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero340:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero341
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero341:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero342
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero342:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero343
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8610,44 +7815,44 @@ vh_zero342:
 
 vh_zero343:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero344
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero344:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero345
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero345:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero346
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero346:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero347
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8655,44 +7860,44 @@ vh_zero346:
 
 vh_zero347:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero348
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero348:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero349
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero349:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero350
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero350:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero351
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8700,61 +7905,16 @@ vh_zero350:
 
 vh_zero351:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero352
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero352:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero353
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero353:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero354
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero354:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero355
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero355:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero356
+	JZ           vh_zero352
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero356:
+vh_zero352:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -8793,28 +7953,73 @@ vh_zero356:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero357
+	JZ           vh_zero353
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero357:
+vh_zero353:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero358
+	JZ           vh_zero354
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero358:
+vh_zero354:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero359
+	JZ           vh_zero355
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero355:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero356
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero356:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero357
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero357:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero358
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero358:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero359
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8822,44 +8027,44 @@ vh_zero358:
 
 vh_zero359:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero360
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero360:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero361
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero361:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero362
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero362:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero363
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8867,44 +8072,44 @@ vh_zero362:
 
 vh_zero363:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero364
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero364:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero365
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero365:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero366
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero366:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero367
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -8912,61 +8117,16 @@ vh_zero366:
 
 vh_zero367:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero368
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero368:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero369
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero369:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero370
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero370:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero371
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero371:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero372
+	JZ           vh_zero368
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero372:
+vh_zero368:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -8989,15 +8149,15 @@ vh_zero372:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows340
-	JMP     vb_group_next339
+	JNZ     vb_rows336
+	JMP     vb_group_next335
 
-vb_by_row338:
+vb_by_row334:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done374
+	JZ    vb_head_done370
 
-vb_head373:
+vb_head369:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9008,7 +8168,7 @@ vb_head373:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero375
+	JZ           vb_zero371
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -9019,10 +8179,10 @@ vb_head373:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero375:
+vb_zero371:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero376
+	JZ           vb_zero372
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -9033,10 +8193,10 @@ vb_zero375:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero376:
+vb_zero372:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero377
+	JZ           vb_zero373
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -9047,10 +8207,10 @@ vb_zero376:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero377:
+vb_zero373:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero378
+	JZ           vb_zero374
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -9061,7 +8221,7 @@ vb_zero377:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero378:
+vb_zero374:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -9073,44 +8233,44 @@ vb_zero378:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head373
+	JNZ     vb_head369
 
-vb_head_done374:
-vb_group_next339:
+vb_head_done370:
+vb_group_next335:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group336
+	JNZ  vb_group332
 
-vb_group_done337:
+vb_group_done333:
 	DECQ R11
-	JNZ  vb_query334
+	JNZ  vb_query330
 
-vb_query_done335:
+vb_query_done331:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys332
+	JMP  vb_keys328
 
-vb_keys_done333:
+vb_keys_done329:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done380
+	JZ     kv_key_done376
 
-kv_key379:
+kv_key375:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done382
+	JZ    kv_query_done378
 
-kv_query381:
+kv_query377:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done384
+	JZ    kv_group_done380
 
-kv_group383:
+kv_group379:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9129,12 +8289,12 @@ kv_group383:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done386
+	JZ         kv_head_done382
 
-kv_head385:
+kv_head381:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero387
+	JZ           kv_zero383
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -9161,28 +8321,28 @@ kv_head385:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero387:
+kv_zero383:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head385
+	JNZ  kv_head381
 
-kv_head_done386:
+kv_head_done382:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group383
+	JNZ  kv_group379
 
-kv_group_done384:
+kv_group_done380:
 	DECQ R12
-	JNZ  kv_query381
+	JNZ  kv_query377
 
-kv_query_done382:
+kv_query_done378:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key379
+	JNZ  kv_key375
 
-kv_key_done380:
+kv_key_done376:
 	VZEROUPPER
 	RET
 
@@ -9195,9 +8355,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop389:
+loop385:
 	CMPQ    CX, $0x00000020
-	JB      loop_end390
+	JB      loop_end386
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -9208,23 +8368,23 @@ loop389:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop389
+	JMP     loop385
 
-loop_end390:
-loop391:
+loop_end386:
+loop387:
 	CMPQ    CX, $0x00000010
-	JB      loop_end392
+	JB      loop_end388
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop391
+	JMP     loop387
 
-loop_end392:
+loop_end388:
 	TESTQ     CX, CX
-	JZ        loop_done388
+	JZ        loop_done384
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -9232,7 +8392,7 @@ loop_end392:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done388:
+loop_done384:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -9242,10 +8402,10 @@ loop_done388:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store393
+	JZ            max_store389
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store393:
+max_store389:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -9272,9 +8432,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop395:
+loop391:
 	CMPQ         CX, $0x00000010
-	JB           loop_end396
+	JB           loop_end392
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -9296,11 +8456,11 @@ loop395:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop395
+	JMP          loop391
 
-loop_end396:
+loop_end392:
 	TESTQ        CX, CX
-	JZ           loop_done394
+	JZ           loop_done390
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -9324,7 +8484,7 @@ loop_end396:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done394:
+loop_done390:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -9352,9 +8512,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop397:
+widen_loop393:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end398
+	JB        widen_loop_end394
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -9366,56 +8526,56 @@ widen_loop397:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop397
+	JMP       widen_loop393
 
-widen_loop_end398:
-widen_loop399:
+widen_loop_end394:
+widen_loop395:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end400
+	JB        widen_loop_end396
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop399
+	JMP       widen_loop395
 
-widen_loop_end400:
+widen_loop_end396:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail401
+	JZ          widen_tail397
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail401:
+widen_tail397:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail402
+	JZ          widen_tail398
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail402:
+widen_tail398:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail403
+	JZ          widen_tail399
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail403:
+widen_tail399:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail404
+	JZ          widen_tail400
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail404:
+widen_tail400:
 	VZEROUPPER
 	RET
 
@@ -9429,23 +8589,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups405
+	JNE   kv_groups401
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows406:
+s1_rows402:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done407
+	JL   s1_rows_done403
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys408:
+s1_keys404:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done409
+	JL            s1_keys_done405
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -9692,13 +8852,13 @@ s1_keys408:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys408
+	JMP           s1_keys404
 
-s1_keys_done409:
+s1_keys_done405:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done411
+	JZ    s1_key_tail_done407
 
-s1_key_tail410:
+s1_key_tail406:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -9839,29 +8999,29 @@ s1_key_tail410:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail410
+	JNZ           s1_key_tail406
 
-s1_key_tail_done411:
+s1_key_tail_done407:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows406
+	JMP  s1_rows402
 
-s1_rows_done407:
+s1_rows_done403:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done413
+	JZ    s1_row_tail_done409
 
-s1_row_tail412:
+s1_row_tail408:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done415
+	JZ    s1_row_tail_key_done411
 
-s1_row_tail_key414:
+s1_row_tail_key410:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -9899,40 +9059,40 @@ s1_row_tail_key414:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key414
+	JNZ           s1_row_tail_key410
 
-s1_row_tail_key_done415:
+s1_row_tail_key_done411:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail412
+	JNZ  s1_row_tail408
 
-s1_row_tail_done413:
+s1_row_tail_done409:
 	VZEROUPPER
 	RET
 
-kv_groups405:
+kv_groups401:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key416
+	JNZ   kv_by_key412
 
-kb_keys417:
+kb_keys413:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done418
+	JL    kb_keys_done414
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done420
+	JZ    kb_query_done416
 
-kb_query419:
+kb_query415:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done422
+	JZ    kb_group_done418
 
-kb_group421:
+kb_group417:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9955,7 +9115,7 @@ kb_group421:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows423:
+kb_rows419:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -10205,42 +9365,42 @@ kb_rows423:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows423
+	JNZ           kb_rows419
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group421
+	JNZ           kb_group417
 
-kb_group_done422:
+kb_group_done418:
 	DECQ R11
-	JNZ  kb_query419
+	JNZ  kb_query415
 
-kb_query_done420:
+kb_query_done416:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys417
+	JMP  kb_keys413
 
-kb_keys_done418:
-kv_by_key416:
+kb_keys_done414:
+kv_by_key412:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done425
+	JZ     kv_key_done421
 
-kv_key424:
+kv_key420:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done427
+	JZ    kv_query_done423
 
-kv_query426:
+kv_query422:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done429
+	JZ    kv_group_done425
 
-kv_group428:
+kv_group424:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10255,9 +9415,9 @@ kv_group428:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done431
+	JZ         kv_head_done427
 
-kv_head430:
+kv_head426:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -10279,24 +9439,24 @@ kv_head430:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head430
+	JNZ           kv_head426
 
-kv_head_done431:
+kv_head_done427:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group428
+	JNZ  kv_group424
 
-kv_group_done429:
+kv_group_done425:
 	DECQ R11
-	JNZ  kv_query426
+	JNZ  kv_query422
 
-kv_query_done427:
+kv_query_done423:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key424
+	JNZ  kv_key420
 
-kv_key_done425:
+kv_key_done421:
 	VZEROUPPER
 	RET
 
@@ -10310,7 +9470,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups432
+	JNE   kv_groups428
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -10318,9 +9478,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done434
+	JZ    v1_row_done430
 
-v1_row433:
+v1_row429:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10342,12 +9502,12 @@ v1_row433:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done436
+	JZ           v1_key_done432
 
-v1_key435:
+v1_key431:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero437
+	JZ           v1_zero433
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -10366,13 +9526,13 @@ v1_key435:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero437:
+v1_zero433:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key435
+	JNZ  v1_key431
 
-v1_key_done436:
+v1_key_done432:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -10385,22 +9545,22 @@ v1_key_done436:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row433
+	JNZ     v1_row429
 
-v1_row_done434:
+v1_row_done430:
 	VZEROUPPER
 	RET
 
-kv_groups432:
+kv_groups428:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done439
+	JZ    kv_rescale_done435
 
-kv_rescale438:
+kv_rescale434:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10429,28 +9589,28 @@ kv_rescale438:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale438
+	JNZ          kv_rescale434
 
-kv_rescale_done439:
+kv_rescale_done435:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys440:
+vb_keys436:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done441
+	JL    vb_keys_done437
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done443
+	JZ    vb_query_done439
 
-vb_query442:
+vb_query438:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done445
+	JZ    vb_group_done441
 
-vb_group444:
+vb_group440:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -10494,9 +9654,9 @@ vb_group444:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row446
+	JNZ        vb_by_row442
 
-vb_rows448:
+vb_rows444:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10519,28 +9679,73 @@ vb_rows448:
 	VCVTPH2PS    96(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero449
+	JZ           vh_zero445
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero449:
+vh_zero445:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero450
+	JZ           vh_zero446
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero450:
+vh_zero446:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero451
+	JZ           vh_zero447
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero447:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero448
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero448:
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero449
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero449:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero450
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero450:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero451
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10548,44 +9753,44 @@ vh_zero450:
 
 vh_zero451:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero452
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero452:
-	VCVTPH2PS    (R9)(DX*1), Z16
-	VCVTPH2PS    32(R9)(DX*1), Z17
-	VCVTPH2PS    64(R9)(DX*1), Z18
-	VCVTPH2PS    96(R9)(DX*1), Z19
-	MOVL         4(R8), R15
+	VCVTPH2PS    (R9)(DX*2), Z16
+	VCVTPH2PS    32(R9)(DX*2), Z17
+	VCVTPH2PS    64(R9)(DX*2), Z18
+	VCVTPH2PS    96(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero453
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero453:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero454
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero454:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero455
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10593,44 +9798,44 @@ vh_zero454:
 
 vh_zero455:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero456
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero456:
-	VCVTPH2PS    (R9)(DX*2), Z16
-	VCVTPH2PS    32(R9)(DX*2), Z17
-	VCVTPH2PS    64(R9)(DX*2), Z18
-	VCVTPH2PS    96(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    (R9)(R11*1), Z16
+	VCVTPH2PS    32(R9)(R11*1), Z17
+	VCVTPH2PS    64(R9)(R11*1), Z18
+	VCVTPH2PS    96(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero457
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero457:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero458
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero458:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero459
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10638,44 +9843,44 @@ vh_zero458:
 
 vh_zero459:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero460
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero460:
-	VCVTPH2PS    (R9)(R11*1), Z16
-	VCVTPH2PS    32(R9)(R11*1), Z17
-	VCVTPH2PS    64(R9)(R11*1), Z18
-	VCVTPH2PS    96(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero461
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero461:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero462
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero462:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero463
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10683,44 +9888,44 @@ vh_zero462:
 
 vh_zero463:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero464
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero464:
-	VCVTPH2PS    (R10), Z16
-	VCVTPH2PS    32(R10), Z17
-	VCVTPH2PS    64(R10), Z18
-	VCVTPH2PS    96(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero465
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero465:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero466
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero466:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero467
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10728,44 +9933,44 @@ vh_zero466:
 
 vh_zero467:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero468
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero468:
-	VCVTPH2PS    (R10)(DX*1), Z16
-	VCVTPH2PS    32(R10)(DX*1), Z17
-	VCVTPH2PS    64(R10)(DX*1), Z18
-	VCVTPH2PS    96(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    (R10)(DX*2), Z16
+	VCVTPH2PS    32(R10)(DX*2), Z17
+	VCVTPH2PS    64(R10)(DX*2), Z18
+	VCVTPH2PS    96(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero469
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero469:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero470
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero470:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero471
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10773,44 +9978,44 @@ vh_zero470:
 
 vh_zero471:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero472
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero472:
-	VCVTPH2PS    (R10)(DX*2), Z16
-	VCVTPH2PS    32(R10)(DX*2), Z17
-	VCVTPH2PS    64(R10)(DX*2), Z18
-	VCVTPH2PS    96(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    (R10)(R11*1), Z16
+	VCVTPH2PS    32(R10)(R11*1), Z17
+	VCVTPH2PS    64(R10)(R11*1), Z18
+	VCVTPH2PS    96(R10)(R11*1), Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero473
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero473:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero474
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero474:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero475
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10818,61 +10023,16 @@ vh_zero474:
 
 vh_zero475:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero476
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero476:
-	VCVTPH2PS    (R10)(R11*1), Z16
-	VCVTPH2PS    32(R10)(R11*1), Z17
-	VCVTPH2PS    64(R10)(R11*1), Z18
-	VCVTPH2PS    96(R10)(R11*1), Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero477
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero477:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero478
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero478:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero479
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero479:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero480
+	JZ           vh_zero476
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero480:
+vh_zero476:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -10911,28 +10071,73 @@ vh_zero480:
 	VCVTPH2PS    224(R9), Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero481
+	JZ           vh_zero477
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero481:
+vh_zero477:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero482
+	JZ           vh_zero478
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero482:
+vh_zero478:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero483
+	JZ           vh_zero479
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero479:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero480
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero480:
+	VCVTPH2PS    128(R9)(DX*1), Z16
+	VCVTPH2PS    160(R9)(DX*1), Z17
+	VCVTPH2PS    192(R9)(DX*1), Z18
+	VCVTPH2PS    224(R9)(DX*1), Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero481
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero481:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero482
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero482:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero483
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10940,44 +10145,44 @@ vh_zero482:
 
 vh_zero483:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero484
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero484:
-	VCVTPH2PS    128(R9)(DX*1), Z16
-	VCVTPH2PS    160(R9)(DX*1), Z17
-	VCVTPH2PS    192(R9)(DX*1), Z18
-	VCVTPH2PS    224(R9)(DX*1), Z19
-	MOVL         4(R8), R15
+	VCVTPH2PS    128(R9)(DX*2), Z16
+	VCVTPH2PS    160(R9)(DX*2), Z17
+	VCVTPH2PS    192(R9)(DX*2), Z18
+	VCVTPH2PS    224(R9)(DX*2), Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero485
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero485:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero486
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero486:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10985,44 +10190,44 @@ vh_zero486:
 
 vh_zero487:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero488:
-	VCVTPH2PS    128(R9)(DX*2), Z16
-	VCVTPH2PS    160(R9)(DX*2), Z17
-	VCVTPH2PS    192(R9)(DX*2), Z18
-	VCVTPH2PS    224(R9)(DX*2), Z19
-	MOVL         8(R8), R15
+	VCVTPH2PS    128(R9)(R11*1), Z16
+	VCVTPH2PS    160(R9)(R11*1), Z17
+	VCVTPH2PS    192(R9)(R11*1), Z18
+	VCVTPH2PS    224(R9)(R11*1), Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero489:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero490:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11030,44 +10235,44 @@ vh_zero490:
 
 vh_zero491:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero492:
-	VCVTPH2PS    128(R9)(R11*1), Z16
-	VCVTPH2PS    160(R9)(R11*1), Z17
-	VCVTPH2PS    192(R9)(R11*1), Z18
-	VCVTPH2PS    224(R9)(R11*1), Z19
-	MOVL         12(R8), R15
+	VCVTPH2PS    128(R10), Z16
+	VCVTPH2PS    160(R10), Z17
+	VCVTPH2PS    192(R10), Z18
+	VCVTPH2PS    224(R10), Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero493
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero493:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero494
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero494:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero495
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11075,44 +10280,44 @@ vh_zero494:
 
 vh_zero495:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero496
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero496:
-	VCVTPH2PS    128(R10), Z16
-	VCVTPH2PS    160(R10), Z17
-	VCVTPH2PS    192(R10), Z18
-	VCVTPH2PS    224(R10), Z19
-	MOVL         16(R8), R15
+	VCVTPH2PS    128(R10)(DX*1), Z16
+	VCVTPH2PS    160(R10)(DX*1), Z17
+	VCVTPH2PS    192(R10)(DX*1), Z18
+	VCVTPH2PS    224(R10)(DX*1), Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero497
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero497:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero498
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero498:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero499
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11120,44 +10325,44 @@ vh_zero498:
 
 vh_zero499:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero500
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero500:
-	VCVTPH2PS    128(R10)(DX*1), Z16
-	VCVTPH2PS    160(R10)(DX*1), Z17
-	VCVTPH2PS    192(R10)(DX*1), Z18
-	VCVTPH2PS    224(R10)(DX*1), Z19
-	MOVL         20(R8), R15
+	VCVTPH2PS    128(R10)(DX*2), Z16
+	VCVTPH2PS    160(R10)(DX*2), Z17
+	VCVTPH2PS    192(R10)(DX*2), Z18
+	VCVTPH2PS    224(R10)(DX*2), Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero501
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero501:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero502
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero502:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero503
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11165,44 +10370,44 @@ vh_zero502:
 
 vh_zero503:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero504
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero504:
-	VCVTPH2PS    128(R10)(DX*2), Z16
-	VCVTPH2PS    160(R10)(DX*2), Z17
-	VCVTPH2PS    192(R10)(DX*2), Z18
-	VCVTPH2PS    224(R10)(DX*2), Z19
-	MOVL         24(R8), R15
+	VCVTPH2PS    128(R10)(R11*1), Z16
+	VCVTPH2PS    160(R10)(R11*1), Z17
+	VCVTPH2PS    192(R10)(R11*1), Z18
+	VCVTPH2PS    224(R10)(R11*1), Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero505
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero505:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero506
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero506:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero507
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -11210,61 +10415,16 @@ vh_zero506:
 
 vh_zero507:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero508
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero508:
-	VCVTPH2PS    128(R10)(R11*1), Z16
-	VCVTPH2PS    160(R10)(R11*1), Z17
-	VCVTPH2PS    192(R10)(R11*1), Z18
-	VCVTPH2PS    224(R10)(R11*1), Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero509
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero509:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero510
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero510:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero511
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero511:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero512
+	JZ           vh_zero508
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero512:
+vh_zero508:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -11287,15 +10447,15 @@ vh_zero512:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows448
-	JMP     vb_group_next447
+	JNZ     vb_rows444
+	JMP     vb_group_next443
 
-vb_by_row446:
+vb_by_row442:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done514
+	JZ    vb_head_done510
 
-vb_head513:
+vb_head509:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -11306,7 +10466,7 @@ vb_head513:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero515
+	JZ           vb_zero511
 	VBROADCASTSS (R8), Z8
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11325,10 +10485,10 @@ vb_head513:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero515:
+vb_zero511:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero516
+	JZ           vb_zero512
 	VBROADCASTSS 4(R8), Z8
 	VCVTPH2PS    (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11347,10 +10507,10 @@ vb_zero515:
 	VCVTPH2PS    224(R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero516:
+vb_zero512:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero517
+	JZ           vb_zero513
 	VBROADCASTSS 8(R8), Z8
 	VCVTPH2PS    (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11369,10 +10529,10 @@ vb_zero516:
 	VCVTPH2PS    224(R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero517:
+vb_zero513:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero518
+	JZ           vb_zero514
 	VBROADCASTSS 12(R8), Z8
 	VCVTPH2PS    (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11391,10 +10551,10 @@ vb_zero517:
 	VCVTPH2PS    224(R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero518:
+vb_zero514:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero519
+	JZ           vb_zero515
 	VBROADCASTSS 16(R8), Z8
 	VCVTPH2PS    (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11413,10 +10573,10 @@ vb_zero518:
 	VCVTPH2PS    224(R10), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero519:
+vb_zero515:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero520
+	JZ           vb_zero516
 	VBROADCASTSS 20(R8), Z8
 	VCVTPH2PS    (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11435,10 +10595,10 @@ vb_zero519:
 	VCVTPH2PS    224(R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero520:
+vb_zero516:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero521
+	JZ           vb_zero517
 	VBROADCASTSS 24(R8), Z8
 	VCVTPH2PS    (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11457,10 +10617,10 @@ vb_zero520:
 	VCVTPH2PS    224(R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero521:
+vb_zero517:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero522
+	JZ           vb_zero518
 	VBROADCASTSS 28(R8), Z8
 	VCVTPH2PS    (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -11479,7 +10639,7 @@ vb_zero521:
 	VCVTPH2PS    224(R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero522:
+vb_zero518:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -11491,44 +10651,44 @@ vb_zero522:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head513
+	JNZ     vb_head509
 
-vb_head_done514:
-vb_group_next447:
+vb_head_done510:
+vb_group_next443:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group444
+	JNZ  vb_group440
 
-vb_group_done445:
+vb_group_done441:
 	DECQ R12
-	JNZ  vb_query442
+	JNZ  vb_query438
 
-vb_query_done443:
+vb_query_done439:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys440
+	JMP  vb_keys436
 
-vb_keys_done441:
+vb_keys_done437:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done524
+	JZ     kv_key_done520
 
-kv_key523:
+kv_key519:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done526
+	JZ    kv_query_done522
 
-kv_query525:
+kv_query521:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done528
+	JZ    kv_group_done524
 
-kv_group527:
+kv_group523:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -11543,12 +10703,12 @@ kv_group527:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done530
+	JZ         kv_head_done526
 
-kv_head529:
+kv_head525:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero531
+	JZ           kv_zero527
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -11575,28 +10735,28 @@ kv_head529:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero531:
+kv_zero527:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head529
+	JNZ  kv_head525
 
-kv_head_done530:
+kv_head_done526:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group527
+	JNZ  kv_group523
 
-kv_group_done528:
+kv_group_done524:
 	DECQ R12
-	JNZ  kv_query525
+	JNZ  kv_query521
 
-kv_query_done526:
+kv_query_done522:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key523
+	JNZ  kv_key519
 
-kv_key_done524:
+kv_key_done520:
 	VZEROUPPER
 	RET
 
@@ -11614,24 +10774,24 @@ TEXT ·scoresKVRope16AVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key532
+	JNZ   kv_by_key528
 
-kb_keys533:
+kb_keys529:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done534
+	JL    kb_keys_done530
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done536
+	JZ    kb_query_done532
 
-kb_query535:
+kb_query531:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done538
+	JZ    kb_group_done534
 
-kb_group537:
+kb_group533:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -11862,7 +11022,7 @@ kb_group537:
 	VMOVUPS      Z1, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows539:
+kb_rows535:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       512(R9), Z7
 	VMOVUPS       1024(R9), Z11
@@ -12111,43 +11271,43 @@ kb_rows539:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows539
+	JNZ           kb_rows535
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group537
+	JNZ           kb_group533
 
-kb_group_done538:
+kb_group_done534:
 	DECQ R13
-	JNZ  kb_query535
+	JNZ  kb_query531
 
-kb_query_done536:
+kb_query_done532:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys533
+	JMP  kb_keys529
 
-kb_keys_done534:
-kv_by_key532:
+kb_keys_done530:
+kv_by_key528:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   R8, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done541
+	JZ     kv_key_done537
 
-kv_key540:
+kv_key536:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R9
 	MOVQ  nb+152(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done543
+	JZ    kv_query_done539
 
-kv_query542:
+kv_query538:
 	MOVQ  AX, R10
 	MOVQ  groups+160(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done545
+	JZ    kv_group_done541
 
-kv_group544:
+kv_group540:
 	PREFETCHT1   (R10)(DI*1)
 	PREFETCHT1   64(R10)(DI*1)
 	PREFETCHT1   128(R10)(DI*1)
@@ -12197,9 +11357,9 @@ kv_group544:
 	VCVTPH2PS    Y0, Z7
 	MOVQ         grp+168(FP), R14
 	TESTQ        R14, R14
-	JZ           kv_head_done547
+	JZ           kv_head_done543
 
-kv_head546:
+kv_head542:
 	VMULPS        (R8), Z2, Z0
 	VMULPS        64(R8), Z4, Z9
 	VFMADD231PS   128(R8), Z6, Z0
@@ -12221,25 +11381,25 @@ kv_head546:
 	ADDQ          $0x00000200, R8
 	ADDQ          BX, R9
 	DECQ          R14
-	JNZ           kv_head546
+	JNZ           kv_head542
 
-kv_head_done547:
+kv_head_done543:
 	ADDQ $0x00000100, R10
 	DECQ R13
-	JNZ  kv_group544
+	JNZ  kv_group540
 
-kv_group_done545:
+kv_group_done541:
 	DECQ R12
-	JNZ  kv_query542
+	JNZ  kv_query538
 
-kv_query_done543:
+kv_query_done539:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R11
-	JNZ  kv_key540
+	JNZ  kv_key536
 
-kv_key_done541:
+kv_key_done537:
 	VZEROUPPER
 	RET
 

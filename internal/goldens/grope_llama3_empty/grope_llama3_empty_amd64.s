@@ -1116,587 +1116,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX2
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done51
-	VMOVUPS combine_dup8<>+0(SB), Y0
-
-combine_token52:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000400, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y1
-	VMOVUPD    512(R8), Y2
-	VMULPD     (CX), Y1, Y3
-	VMULPD     512(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     512(CX), Y1, Y1
-	VMULPD     (CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, (AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 512(AX)
-	VMOVUPD    32(R8), Y1
-	VMOVUPD    544(R8), Y2
-	VMULPD     32(CX), Y1, Y3
-	VMULPD     544(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     544(CX), Y1, Y1
-	VMULPD     32(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 32(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 544(AX)
-	VMOVUPD    64(R8), Y1
-	VMOVUPD    576(R8), Y2
-	VMULPD     64(CX), Y1, Y3
-	VMULPD     576(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     576(CX), Y1, Y1
-	VMULPD     64(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 64(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 576(AX)
-	VMOVUPD    96(R8), Y1
-	VMOVUPD    608(R8), Y2
-	VMULPD     96(CX), Y1, Y3
-	VMULPD     608(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     608(CX), Y1, Y1
-	VMULPD     96(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 96(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 608(AX)
-	VMOVUPD    128(R8), Y1
-	VMOVUPD    640(R8), Y2
-	VMULPD     128(CX), Y1, Y3
-	VMULPD     640(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     640(CX), Y1, Y1
-	VMULPD     128(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 128(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 640(AX)
-	VMOVUPD    160(R8), Y1
-	VMOVUPD    672(R8), Y2
-	VMULPD     160(CX), Y1, Y3
-	VMULPD     672(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     672(CX), Y1, Y1
-	VMULPD     160(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 160(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 672(AX)
-	VMOVUPD    192(R8), Y1
-	VMOVUPD    704(R8), Y2
-	VMULPD     192(CX), Y1, Y3
-	VMULPD     704(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     704(CX), Y1, Y1
-	VMULPD     192(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 192(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 704(AX)
-	VMOVUPD    224(R8), Y1
-	VMOVUPD    736(R8), Y2
-	VMULPD     224(CX), Y1, Y3
-	VMULPD     736(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     736(CX), Y1, Y1
-	VMULPD     224(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 224(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 736(AX)
-	VMOVUPD    256(R8), Y1
-	VMOVUPD    768(R8), Y2
-	VMULPD     256(CX), Y1, Y3
-	VMULPD     768(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     768(CX), Y1, Y1
-	VMULPD     256(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 256(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 768(AX)
-	VMOVUPD    288(R8), Y1
-	VMOVUPD    800(R8), Y2
-	VMULPD     288(CX), Y1, Y3
-	VMULPD     800(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     800(CX), Y1, Y1
-	VMULPD     288(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 288(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 800(AX)
-	VMOVUPD    320(R8), Y1
-	VMOVUPD    832(R8), Y2
-	VMULPD     320(CX), Y1, Y3
-	VMULPD     832(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     832(CX), Y1, Y1
-	VMULPD     320(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 320(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 832(AX)
-	VMOVUPD    352(R8), Y1
-	VMOVUPD    864(R8), Y2
-	VMULPD     352(CX), Y1, Y3
-	VMULPD     864(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     864(CX), Y1, Y1
-	VMULPD     352(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 352(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 864(AX)
-	VMOVUPD    384(R8), Y1
-	VMOVUPD    896(R8), Y2
-	VMULPD     384(CX), Y1, Y3
-	VMULPD     896(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     896(CX), Y1, Y1
-	VMULPD     384(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 384(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 896(AX)
-	VMOVUPD    416(R8), Y1
-	VMOVUPD    928(R8), Y2
-	VMULPD     416(CX), Y1, Y3
-	VMULPD     928(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     928(CX), Y1, Y1
-	VMULPD     416(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 416(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 928(AX)
-	VMOVUPD    448(R8), Y1
-	VMOVUPD    960(R8), Y2
-	VMULPD     448(CX), Y1, Y3
-	VMULPD     960(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     960(CX), Y1, Y1
-	VMULPD     448(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 448(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 960(AX)
-	VMOVUPD    480(R8), Y1
-	VMOVUPD    992(R8), Y2
-	VMULPD     480(CX), Y1, Y3
-	VMULPD     992(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     992(CX), Y1, Y1
-	VMULPD     480(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 480(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 992(AX)
-	ADDQ       $0x00000400, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token52
-
-combine_done51:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX, AVX2
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -1705,11 +1124,11 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done53
+	JZ      far_done51
 	VMOVUPS far_dup8_0<>+0(SB), Y0
 	VMOVUPS far_dup8_1<>+0(SB), Y1
 
-far_token54:
+far_token52:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1999,9 +1418,9 @@ far_token54:
 	ADDQ    $0x00000400, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token54
+	JNZ     far_token52
 
-far_done53:
+far_done51:
 	VZEROUPPER
 	RET
 
@@ -2015,23 +1434,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups55
+	JNE   kv_groups53
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows56:
+s1_rows54:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done57
+	JL   s1_rows_done55
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys58:
+s1_keys56:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done59
+	JL           s1_keys_done57
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -2272,13 +1691,13 @@ s1_keys58:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys58
+	JMP          s1_keys56
 
-s1_keys_done59:
+s1_keys_done57:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done61
+	JZ    s1_key_tail_done59
 
-s1_key_tail60:
+s1_key_tail58:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2362,27 +1781,27 @@ s1_key_tail60:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail60
+	JNZ          s1_key_tail58
 
-s1_key_tail_done61:
+s1_key_tail_done59:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows56
+	JMP  s1_rows54
 
-s1_rows_done57:
+s1_rows_done55:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done63
+	JZ    s1_row_tail_done61
 
-s1_row_tail62:
+s1_row_tail60:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done65
+	JZ    s1_row_tail_key_done63
 
-s1_row_tail_key64:
+s1_row_tail_key62:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -2426,40 +1845,40 @@ s1_row_tail_key64:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key64
+	JNZ          s1_row_tail_key62
 
-s1_row_tail_key_done65:
+s1_row_tail_key_done63:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail62
+	JNZ  s1_row_tail60
 
-s1_row_tail_done63:
+s1_row_tail_done61:
 	VZEROUPPER
 	RET
 
-kv_groups55:
+kv_groups53:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key66
+	JNZ   kv_by_key64
 
-kb_keys67:
+kb_keys65:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done68
+	JL    kb_keys_done66
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done70
+	JZ    kb_query_done68
 
-kb_query69:
+kb_query67:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done72
+	JZ    kb_group_done70
 
-kb_group71:
+kb_group69:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2498,7 +1917,7 @@ kb_group71:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows73:
+kb_rows71:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -2740,42 +2159,42 @@ kb_rows73:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows73
+	JNZ          kb_rows71
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group71
+	JNZ          kb_group69
 
-kb_group_done72:
+kb_group_done70:
 	DECQ R11
-	JNZ  kb_query69
+	JNZ  kb_query67
 
-kb_query_done70:
+kb_query_done68:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys67
+	JMP  kb_keys65
 
-kb_keys_done68:
-kv_by_key66:
+kb_keys_done66:
+kv_by_key64:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done75
+	JZ     kv_key_done73
 
-kv_key74:
+kv_key72:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done77
+	JZ    kv_query_done75
 
-kv_query76:
+kv_query74:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done79
+	JZ    kv_group_done77
 
-kv_group78:
+kv_group76:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2796,9 +2215,9 @@ kv_group78:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done81
+	JZ         kv_head_done79
 
-kv_head80:
+kv_head78:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2832,24 +2251,24 @@ kv_head80:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head80
+	JNZ          kv_head78
 
-kv_head_done81:
+kv_head_done79:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group78
+	JNZ  kv_group76
 
-kv_group_done79:
+kv_group_done77:
 	DECQ R11
-	JNZ  kv_query76
+	JNZ  kv_query74
 
-kv_query_done77:
+kv_query_done75:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key74
+	JNZ  kv_key72
 
-kv_key_done75:
+kv_key_done73:
 	VZEROUPPER
 	RET
 
@@ -2863,7 +2282,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups82
+	JNE   kv_groups80
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2871,9 +2290,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done84
+	JZ    v1_row_done82
 
-v1_row83:
+v1_row81:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2903,12 +2322,12 @@ v1_row83:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done86
+	JZ           v1_key_done84
 
-v1_key85:
+v1_key83:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero87
+	JZ           v1_zero85
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2923,13 +2342,13 @@ v1_key85:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero87:
+v1_zero85:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key85
+	JNZ  v1_key83
 
-v1_key_done86:
+v1_key_done84:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2955,25 +2374,25 @@ v1_key_done86:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done89
+	JZ           v1_key_done87
 
-v1_key88:
+v1_key86:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero90
+	JZ           v1_zero88
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero90:
+v1_zero88:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key88
+	JNZ  v1_key86
 
-v1_key_done89:
+v1_key_done87:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2982,22 +2401,22 @@ v1_key_done89:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row83
+	JNZ     v1_row81
 
-v1_row_done84:
+v1_row_done82:
 	VZEROUPPER
 	RET
 
-kv_groups82:
+kv_groups80:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done92
+	JZ    kv_rescale_done90
 
-kv_rescale91:
+kv_rescale89:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3050,28 +2469,28 @@ kv_rescale91:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale91
+	JNZ          kv_rescale89
 
-kv_rescale_done92:
+kv_rescale_done90:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys93:
+vb_keys91:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done94
+	JL    vb_keys_done92
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done96
+	JZ    vb_query_done94
 
-vb_query95:
+vb_query93:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done98
+	JZ    vb_group_done96
 
-vb_group97:
+vb_group95:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3110,9 +2529,9 @@ vb_group97:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row99
+	JNZ        vb_by_row97
 
-vb_rows101:
+vb_rows99:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3127,96 +2546,96 @@ vb_rows101:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero102
+	JZ           vh_zero100
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero102:
+vh_zero100:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero103
+	JZ           vh_zero101
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero103:
+vh_zero101:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero104
+	JZ           vh_zero102
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero104:
+vh_zero102:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero105
+	JZ           vh_zero103
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero105:
+vh_zero103:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero106
+	JZ           vh_zero104
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero106:
+vh_zero104:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero107
+	JZ           vh_zero105
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero107:
+vh_zero105:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero108
+	JZ           vh_zero106
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero108:
+vh_zero106:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero109
+	JZ           vh_zero107
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero109:
+vh_zero107:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3239,96 +2658,96 @@ vh_zero109:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero110
+	JZ           vh_zero108
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero110:
+vh_zero108:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero111
+	JZ           vh_zero109
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero111:
+vh_zero109:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero112
+	JZ           vh_zero110
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero112:
+vh_zero110:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero113
+	JZ           vh_zero111
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero113:
+vh_zero111:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero114
+	JZ           vh_zero112
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero114:
+vh_zero112:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero115
+	JZ           vh_zero113
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero115:
+vh_zero113:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero116
+	JZ           vh_zero114
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero116:
+vh_zero114:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero117
+	JZ           vh_zero115
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero117:
+vh_zero115:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -3351,96 +2770,96 @@ vh_zero117:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero118
+	JZ           vh_zero116
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero118:
+vh_zero116:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero119
+	JZ           vh_zero117
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero119:
+vh_zero117:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero120
+	JZ           vh_zero118
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero120:
+vh_zero118:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero121
+	JZ           vh_zero119
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero121:
+vh_zero119:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero122
+	JZ           vh_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero122:
+vh_zero120:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero123
+	JZ           vh_zero121
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero123:
+vh_zero121:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero124
+	JZ           vh_zero122
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero124:
+vh_zero122:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero125
+	JZ           vh_zero123
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero125:
+vh_zero123:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -3463,96 +2882,96 @@ vh_zero125:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero126
+	JZ           vh_zero124
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero126:
+vh_zero124:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero125
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero127:
+vh_zero125:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero126
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero128:
+vh_zero126:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero127
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero129:
+vh_zero127:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero128
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero130:
+vh_zero128:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero129
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero131:
+vh_zero129:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero130
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero132:
+vh_zero130:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero131
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero133:
+vh_zero131:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3565,15 +2984,15 @@ vh_zero133:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows101
-	JMP     vb_group_next100
+	JNZ     vb_rows99
+	JMP     vb_group_next98
 
-vb_by_row99:
+vb_by_row97:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done135
+	JZ    vb_head_done133
 
-vb_head134:
+vb_head132:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3588,7 +3007,7 @@ vb_head134:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero136
+	JZ           vb_zero134
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3603,10 +3022,10 @@ vb_head134:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero136:
+vb_zero134:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero137
+	JZ           vb_zero135
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3621,10 +3040,10 @@ vb_zero136:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero137:
+vb_zero135:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero138
+	JZ           vb_zero136
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -3639,10 +3058,10 @@ vb_zero137:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero138:
+vb_zero136:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero139
+	JZ           vb_zero137
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -3657,7 +3076,7 @@ vb_zero138:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero139:
+vb_zero137:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3676,44 +3095,44 @@ vb_zero139:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero140
+	JZ           vb_zero138
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero140:
+vb_zero138:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero141
+	JZ           vb_zero139
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero141:
+vb_zero139:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero142
+	JZ           vb_zero140
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero142:
+vb_zero140:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero143
+	JZ           vb_zero141
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero143:
+vb_zero141:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -3721,44 +3140,44 @@ vb_zero143:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head134
+	JNZ     vb_head132
 
-vb_head_done135:
-vb_group_next100:
+vb_head_done133:
+vb_group_next98:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group97
+	JNZ  vb_group95
 
-vb_group_done98:
+vb_group_done96:
 	DECQ R11
-	JNZ  vb_query95
+	JNZ  vb_query93
 
-vb_query_done96:
+vb_query_done94:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys93
+	JMP  vb_keys91
 
-vb_keys_done94:
+vb_keys_done92:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done145
+	JZ     kv_key_done143
 
-kv_key144:
+kv_key142:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done147
+	JZ    kv_query_done145
 
-kv_query146:
+kv_query144:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done149
+	JZ    kv_group_done147
 
-kv_group148:
+kv_group146:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3779,12 +3198,12 @@ kv_group148:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done151
+	JZ         kv_head_done149
 
-kv_head150:
+kv_head148:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero152
+	JZ           kv_zero150
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3835,28 +3254,28 @@ kv_head150:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero152:
+kv_zero150:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head150
+	JNZ  kv_head148
 
-kv_head_done151:
+kv_head_done149:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group148
+	JNZ  kv_group146
 
-kv_group_done149:
+kv_group_done147:
 	DECQ R12
-	JNZ  kv_query146
+	JNZ  kv_query144
 
-kv_query_done147:
+kv_query_done145:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key144
+	JNZ  kv_key142
 
-kv_key_done145:
+kv_key_done143:
 	VZEROUPPER
 	RET
 
@@ -3869,9 +3288,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop154:
+loop152:
 	CMPQ    CX, $0x00000010
-	JB      loop_end155
+	JB      loop_end153
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3882,23 +3301,23 @@ loop154:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop154
+	JMP     loop152
 
-loop_end155:
-loop156:
+loop_end153:
+loop154:
 	CMPQ    CX, $0x00000008
-	JB      loop_end157
+	JB      loop_end155
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop156
+	JMP     loop154
 
-loop_end157:
+loop_end155:
 	TESTQ      CX, CX
-	JZ         loop_done153
+	JZ         loop_done151
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3908,7 +3327,7 @@ loop_end157:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done153:
+loop_done151:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3916,10 +3335,10 @@ loop_done153:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store158
+	JZ           max_store156
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store158:
+max_store156:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3939,9 +3358,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop160:
+loop158:
 	CMPQ         CX, $0x00000008
-	JB           loop_end161
+	JB           loop_end159
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3964,11 +3383,11 @@ loop160:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop160
+	JMP          loop158
 
-loop_end161:
+loop_end159:
 	TESTQ        CX, CX
-	JZ           loop_done159
+	JZ           loop_done157
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3994,7 +3413,7 @@ loop_end161:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done159:
+loop_done157:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4016,18 +3435,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done162
+	JZ     rope_done160
 	TESTL  R8, R8
-	JS     rope_inverse163
+	JS     rope_inverse161
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream164
+	JA     rope_stream162
 
-rope_token166:
+rope_token164:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -4049,14 +3468,14 @@ rope_token166:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done167
+	JZ      rope_heads_done165
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src168
+	JNE     rope_heads_from_src166
 
-rope_head169:
+rope_head167:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4099,13 +3518,13 @@ rope_head169:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head169
-	JMP            rope_heads_done167
+	JNZ            rope_head167
+	JMP            rope_heads_done165
 
-rope_heads_from_src168:
+rope_heads_from_src166:
 	MOVQ CX, R10
 
-rope_head170:
+rope_head168:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4149,17 +3568,17 @@ rope_head170:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head170
+	JNZ            rope_head168
 
-rope_heads_done167:
+rope_heads_done165:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done171
+	JZ    rope_heads_done169
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head172:
+rope_head170:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4202,9 +3621,9 @@ rope_head172:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head172
+	JNZ            rope_head170
 
-rope_heads_done171:
+rope_heads_done169:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4214,11 +3633,11 @@ rope_heads_done171:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token166
-	JMP  rope_tokens_done165
+	JNZ  rope_token164
+	JMP  rope_tokens_done163
 
-rope_stream164:
-rope_token173:
+rope_stream162:
+rope_token171:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -4240,16 +3659,16 @@ rope_token173:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done174
+	JZ      rope_heads_done172
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src175
+	JNE     rope_heads_from_src173
 
-rope_head176:
+rope_head174:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -4300,13 +3719,13 @@ rope_head176:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head176
-	JMP            rope_heads_done174
+	JNZ            rope_head174
+	JMP            rope_heads_done172
 
-rope_heads_from_src175:
+rope_heads_from_src173:
 	MOVQ CX, R10
 
-rope_head177:
+rope_head175:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4358,19 +3777,19 @@ rope_head177:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head177
+	JNZ            rope_head175
 
-rope_heads_done174:
+rope_heads_done172:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done178
+	JZ    rope_heads_done176
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head179:
+rope_head177:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -4421,9 +3840,9 @@ rope_head179:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head179
+	JNZ            rope_head177
 
-rope_heads_done178:
+rope_heads_done176:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4433,21 +3852,21 @@ rope_heads_done178:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token173
+	JNZ  rope_token171
 
-rope_tokens_done165:
-	JMP rope_done162
+rope_tokens_done163:
+	JMP rope_done160
 
-rope_inverse163:
+rope_inverse161:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream180
+	JA     rope_stream178
 
-rope_token182:
+rope_token180:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4469,12 +3888,12 @@ rope_token182:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done183
+	JZ      rope_heads_done181
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head184:
+rope_head182:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4517,19 +3936,19 @@ rope_head184:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head184
+	JNZ            rope_head182
 
-rope_heads_done183:
+rope_heads_done181:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token182
-	JMP  rope_tokens_done181
+	JNZ  rope_token180
+	JMP  rope_tokens_done179
 
-rope_stream180:
-rope_token185:
+rope_stream178:
+rope_token183:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4551,14 +3970,14 @@ rope_token185:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done186
+	JZ      rope_heads_done184
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head187:
+rope_head185:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -4609,327 +4028,18 @@ rope_head187:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head187
+	JNZ            rope_head185
 
-rope_heads_done186:
+rope_heads_done184:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token185
+	JNZ  rope_token183
 
-rope_tokens_done181:
-rope_done162:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done188
-	VMOVUPS combine_dup16<>+0(SB), Z0
-
-combine_token189:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000400, R8, R8
-	ADDQ      DX, R8
-	VMOVUPD   (R8), Z1
-	VMOVUPD   512(R8), Z2
-	VMULPD    (CX), Z1, Z3
-	VMULPD    512(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    512(CX), Z1, Z1
-	VMULPD    (CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, (AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 512(AX)
-	VMOVUPD   64(R8), Z1
-	VMOVUPD   576(R8), Z2
-	VMULPD    64(CX), Z1, Z3
-	VMULPD    576(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    576(CX), Z1, Z1
-	VMULPD    64(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 64(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 576(AX)
-	VMOVUPD   128(R8), Z1
-	VMOVUPD   640(R8), Z2
-	VMULPD    128(CX), Z1, Z3
-	VMULPD    640(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    640(CX), Z1, Z1
-	VMULPD    128(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 128(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 640(AX)
-	VMOVUPD   192(R8), Z1
-	VMOVUPD   704(R8), Z2
-	VMULPD    192(CX), Z1, Z3
-	VMULPD    704(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    704(CX), Z1, Z1
-	VMULPD    192(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 192(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 704(AX)
-	VMOVUPD   256(R8), Z1
-	VMOVUPD   768(R8), Z2
-	VMULPD    256(CX), Z1, Z3
-	VMULPD    768(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    768(CX), Z1, Z1
-	VMULPD    256(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 256(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 768(AX)
-	VMOVUPD   320(R8), Z1
-	VMOVUPD   832(R8), Z2
-	VMULPD    320(CX), Z1, Z3
-	VMULPD    832(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    832(CX), Z1, Z1
-	VMULPD    320(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 320(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 832(AX)
-	VMOVUPD   384(R8), Z1
-	VMOVUPD   896(R8), Z2
-	VMULPD    384(CX), Z1, Z3
-	VMULPD    896(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    896(CX), Z1, Z1
-	VMULPD    384(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 384(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 896(AX)
-	VMOVUPD   448(R8), Z1
-	VMOVUPD   960(R8), Z2
-	VMULPD    448(CX), Z1, Z3
-	VMULPD    960(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    960(CX), Z1, Z1
-	VMULPD    448(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 448(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 960(AX)
-	ADDQ      $0x00000400, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token189
-
-combine_done188:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done179:
+rope_done160:
 	VZEROUPPER
 	RET
 
@@ -4941,11 +4051,11 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done190
+	JZ      far_done186
 	VMOVUPS far_dup16_0<>+0(SB), Z0
 	VMOVUPS far_dup16_1<>+0(SB), Z1
 
-far_token191:
+far_token187:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -5099,9 +4209,9 @@ far_token191:
 	ADDQ    $0x00000400, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token191
+	JNZ     far_token187
 
-far_done190:
+far_done186:
 	VZEROUPPER
 	RET
 
@@ -5115,23 +4225,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups192
+	JNE   kv_groups188
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows193:
+s1_rows189:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done194
+	JL   s1_rows_done190
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys195:
+s1_keys191:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done196
+	JL            s1_keys_done192
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -5378,13 +4488,13 @@ s1_keys195:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys195
+	JMP           s1_keys191
 
-s1_keys_done196:
+s1_keys_done192:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done198
+	JZ    s1_key_tail_done194
 
-s1_key_tail197:
+s1_key_tail193:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5493,29 +4603,29 @@ s1_key_tail197:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail197
+	JNZ           s1_key_tail193
 
-s1_key_tail_done198:
+s1_key_tail_done194:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows193
+	JMP  s1_rows189
 
-s1_rows_done194:
+s1_rows_done190:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done200
+	JZ    s1_row_tail_done196
 
-s1_row_tail199:
+s1_row_tail195:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done202
+	JZ    s1_row_tail_key_done198
 
-s1_row_tail_key201:
+s1_row_tail_key197:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5545,40 +4655,40 @@ s1_row_tail_key201:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key201
+	JNZ           s1_row_tail_key197
 
-s1_row_tail_key_done202:
+s1_row_tail_key_done198:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail199
+	JNZ  s1_row_tail195
 
-s1_row_tail_done200:
+s1_row_tail_done196:
 	VZEROUPPER
 	RET
 
-kv_groups192:
+kv_groups188:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key203
+	JNZ   kv_by_key199
 
-kb_keys204:
+kb_keys200:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done205
+	JL    kb_keys_done201
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done207
+	JZ    kb_query_done203
 
-kb_query206:
+kb_query202:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done209
+	JZ    kb_group_done205
 
-kb_group208:
+kb_group204:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5617,7 +4727,7 @@ kb_group208:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows210:
+kb_rows206:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5867,42 +4977,42 @@ kb_rows210:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows210
+	JNZ           kb_rows206
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group208
+	JNZ           kb_group204
 
-kb_group_done209:
+kb_group_done205:
 	DECQ R11
-	JNZ  kb_query206
+	JNZ  kb_query202
 
-kb_query_done207:
+kb_query_done203:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys204
+	JMP  kb_keys200
 
-kb_keys_done205:
-kv_by_key203:
+kb_keys_done201:
+kv_by_key199:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done212
+	JZ     kv_key_done208
 
-kv_key211:
+kv_key207:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done214
+	JZ    kv_query_done210
 
-kv_query213:
+kv_query209:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done216
+	JZ    kv_group_done212
 
-kv_group215:
+kv_group211:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5921,9 +5031,9 @@ kv_group215:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done218
+	JZ         kv_head_done214
 
-kv_head217:
+kv_head213:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5945,24 +5055,24 @@ kv_head217:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head217
+	JNZ           kv_head213
 
-kv_head_done218:
+kv_head_done214:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group215
+	JNZ  kv_group211
 
-kv_group_done216:
+kv_group_done212:
 	DECQ R11
-	JNZ  kv_query213
+	JNZ  kv_query209
 
-kv_query_done214:
+kv_query_done210:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key211
+	JNZ  kv_key207
 
-kv_key_done212:
+kv_key_done208:
 	VZEROUPPER
 	RET
 
@@ -5976,7 +5086,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups219
+	JNE   kv_groups215
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5984,9 +5094,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done221
+	JZ    v1_row_done217
 
-v1_row220:
+v1_row216:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6008,12 +5118,12 @@ v1_row220:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done223
+	JZ           v1_key_done219
 
-v1_key222:
+v1_key218:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero224
+	JZ           v1_zero220
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6024,13 +5134,13 @@ v1_key222:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero224:
+v1_zero220:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key222
+	JNZ  v1_key218
 
-v1_key_done223:
+v1_key_done219:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6043,22 +5153,22 @@ v1_key_done223:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row220
+	JNZ     v1_row216
 
-v1_row_done221:
+v1_row_done217:
 	VZEROUPPER
 	RET
 
-kv_groups219:
+kv_groups215:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done226
+	JZ    kv_rescale_done222
 
-kv_rescale225:
+kv_rescale221:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6087,28 +5197,28 @@ kv_rescale225:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale225
+	JNZ          kv_rescale221
 
-kv_rescale_done226:
+kv_rescale_done222:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys227:
+vb_keys223:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done228
+	JL    vb_keys_done224
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done230
+	JZ    vb_query_done226
 
-vb_query229:
+vb_query225:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done232
+	JZ    vb_group_done228
 
-vb_group231:
+vb_group227:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6147,9 +5257,9 @@ vb_group231:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row233
+	JNZ        vb_by_row229
 
-vb_rows235:
+vb_rows231:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6172,28 +5282,73 @@ vb_rows235:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero236
+	JZ           vh_zero232
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero236:
+vh_zero232:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero237
+	JZ           vh_zero233
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero237:
+vh_zero233:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero238
+	JZ           vh_zero234
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero234:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero235
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero235:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero236
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero236:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero237
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero237:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero238
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6201,44 +5356,44 @@ vh_zero237:
 
 vh_zero238:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero239
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero239:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero240
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero240:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero241
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero241:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero242
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6246,44 +5401,44 @@ vh_zero241:
 
 vh_zero242:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero243
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero243:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero244
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero244:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero245
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero245:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero246
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6291,61 +5446,16 @@ vh_zero245:
 
 vh_zero246:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero247
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero247:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero248
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero248:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero249
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero249:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero250
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero250:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero251
+	JZ           vh_zero247
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero251:
+vh_zero247:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -6384,28 +5494,73 @@ vh_zero251:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero252
+	JZ           vh_zero248
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero252:
+vh_zero248:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero253
+	JZ           vh_zero249
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero253:
+vh_zero249:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero254
+	JZ           vh_zero250
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero250:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero251
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero251:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero252
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero252:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero253
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero253:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero254
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6413,44 +5568,44 @@ vh_zero253:
 
 vh_zero254:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero255
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero255:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero256
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero256:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero257
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero257:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero258
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6458,44 +5613,44 @@ vh_zero257:
 
 vh_zero258:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero259
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero259:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero260
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero260:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero261
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero261:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero262
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -6503,61 +5658,16 @@ vh_zero261:
 
 vh_zero262:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero263
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero263:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero264
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero264:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero265
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero265:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero266
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero266:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero267
+	JZ           vh_zero263
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero267:
+vh_zero263:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -6580,15 +5690,15 @@ vh_zero267:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows235
-	JMP     vb_group_next234
+	JNZ     vb_rows231
+	JMP     vb_group_next230
 
-vb_by_row233:
+vb_by_row229:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done269
+	JZ    vb_head_done265
 
-vb_head268:
+vb_head264:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6599,7 +5709,7 @@ vb_head268:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero270
+	JZ           vb_zero266
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -6610,10 +5720,10 @@ vb_head268:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero270:
+vb_zero266:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero271
+	JZ           vb_zero267
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -6624,10 +5734,10 @@ vb_zero270:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero271:
+vb_zero267:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero272
+	JZ           vb_zero268
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -6638,10 +5748,10 @@ vb_zero271:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero272:
+vb_zero268:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero273
+	JZ           vb_zero269
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -6652,7 +5762,7 @@ vb_zero272:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero273:
+vb_zero269:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6664,44 +5774,44 @@ vb_zero273:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head268
+	JNZ     vb_head264
 
-vb_head_done269:
-vb_group_next234:
+vb_head_done265:
+vb_group_next230:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group231
+	JNZ  vb_group227
 
-vb_group_done232:
+vb_group_done228:
 	DECQ R11
-	JNZ  vb_query229
+	JNZ  vb_query225
 
-vb_query_done230:
+vb_query_done226:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys227
+	JMP  vb_keys223
 
-vb_keys_done228:
+vb_keys_done224:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done275
+	JZ     kv_key_done271
 
-kv_key274:
+kv_key270:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done277
+	JZ    kv_query_done273
 
-kv_query276:
+kv_query272:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done279
+	JZ    kv_group_done275
 
-kv_group278:
+kv_group274:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6720,12 +5830,12 @@ kv_group278:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done281
+	JZ         kv_head_done277
 
-kv_head280:
+kv_head276:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero282
+	JZ           kv_zero278
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -6752,28 +5862,28 @@ kv_head280:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero282:
+kv_zero278:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head280
+	JNZ  kv_head276
 
-kv_head_done281:
+kv_head_done277:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group278
+	JNZ  kv_group274
 
-kv_group_done279:
+kv_group_done275:
 	DECQ R12
-	JNZ  kv_query276
+	JNZ  kv_query272
 
-kv_query_done277:
+kv_query_done273:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key274
+	JNZ  kv_key270
 
-kv_key_done275:
+kv_key_done271:
 	VZEROUPPER
 	RET
 
@@ -6786,9 +5896,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop284:
+loop280:
 	CMPQ    CX, $0x00000020
-	JB      loop_end285
+	JB      loop_end281
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6799,23 +5909,23 @@ loop284:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop284
+	JMP     loop280
 
-loop_end285:
-loop286:
+loop_end281:
+loop282:
 	CMPQ    CX, $0x00000010
-	JB      loop_end287
+	JB      loop_end283
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop286
+	JMP     loop282
 
-loop_end287:
+loop_end283:
 	TESTQ     CX, CX
-	JZ        loop_done283
+	JZ        loop_done279
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6823,7 +5933,7 @@ loop_end287:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done283:
+loop_done279:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6833,10 +5943,10 @@ loop_done283:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store288
+	JZ            max_store284
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store288:
+max_store284:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6863,9 +5973,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop290:
+loop286:
 	CMPQ         CX, $0x00000010
-	JB           loop_end291
+	JB           loop_end287
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6887,11 +5997,11 @@ loop290:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop290
+	JMP          loop286
 
-loop_end291:
+loop_end287:
 	TESTQ        CX, CX
-	JZ           loop_done289
+	JZ           loop_done285
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6915,7 +6025,7 @@ loop_end291:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done289:
+loop_done285:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6927,16 +6037,6 @@ loop_done289:
 	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
-
-DATA combine_dup8<>+0(SB)/4, $0x00000000
-DATA combine_dup8<>+4(SB)/4, $0x00000000
-DATA combine_dup8<>+8(SB)/4, $0x00000001
-DATA combine_dup8<>+12(SB)/4, $0x00000001
-DATA combine_dup8<>+16(SB)/4, $0x00000002
-DATA combine_dup8<>+20(SB)/4, $0x00000002
-DATA combine_dup8<>+24(SB)/4, $0x00000003
-DATA combine_dup8<>+28(SB)/4, $0x00000003
-GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA far_dup8_0<>+0(SB)/4, $0x00000000
 DATA far_dup8_0<>+4(SB)/4, $0x00000000
@@ -7063,24 +6163,6 @@ DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
-
-DATA combine_dup16<>+0(SB)/4, $0x00000000
-DATA combine_dup16<>+4(SB)/4, $0x00000000
-DATA combine_dup16<>+8(SB)/4, $0x00000001
-DATA combine_dup16<>+12(SB)/4, $0x00000001
-DATA combine_dup16<>+16(SB)/4, $0x00000002
-DATA combine_dup16<>+20(SB)/4, $0x00000002
-DATA combine_dup16<>+24(SB)/4, $0x00000003
-DATA combine_dup16<>+28(SB)/4, $0x00000003
-DATA combine_dup16<>+32(SB)/4, $0x00000004
-DATA combine_dup16<>+36(SB)/4, $0x00000004
-DATA combine_dup16<>+40(SB)/4, $0x00000005
-DATA combine_dup16<>+44(SB)/4, $0x00000005
-DATA combine_dup16<>+48(SB)/4, $0x00000006
-DATA combine_dup16<>+52(SB)/4, $0x00000006
-DATA combine_dup16<>+56(SB)/4, $0x00000007
-DATA combine_dup16<>+60(SB)/4, $0x00000007
-GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA far_dup16_0<>+0(SB)/4, $0x00000000
 DATA far_dup16_0<>+4(SB)/4, $0x00000000

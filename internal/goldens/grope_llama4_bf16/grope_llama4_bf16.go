@@ -204,49 +204,13 @@ var chunkIdx = func() (a [exactChunk]int32) {
 	return a
 }()
 
-// exactShift splits a position outside the table as p = hi·2^exactShift + lo,
-// lo in [0, exactLow), for the angle addition of the exact path.
-// exactDigits is the number of exactShift-bit digits of an int32 position: lo and
-// the three of hi, each with a float64 table of exactLow rows.
+// exactShift is the bits of each digit of a position outside the table (its bytes),
+// exactLow the rows of each digit's table and exactDigits the digits of an int32.
 const (
 	exactShift  = 8
 	exactLow    = 1 << exactShift
 	exactDigits = 4
 )
-
-// farPosition is where the far path begins: a position p with |p| > farPosition,
-// where the bound is 1e−5, has its row from the float32 digit tables (farDigits) by
-// the farRows kernel; nearer ones by the float64 hi rows and combineRows.
-const farPosition = 1 << 20
-
-// sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in
-// float64: the operand layout of the combineRows kernel (asm/abi CombineRows).
-type sincos [2 * nFreq]float64
-
-// hiScratch holds an uncached hi row of fillRows (a pool: the kernels are called
-// through the variant table, so a stack array would escape). A sincos is 16·nFreq
-// bytes, a size class that keeps the kernel's vector loads within cache lines for
-// RotaryDim 128 (1 KiB).
-var hiScratch = sync.Pool{New: func() any {
-	return new(sincos)
-}}
-
-// hiRow is a cached hi row: A·cos and A·sin of hi·exactLow·ω_i (the factor of the
-// positions [hi·exactLow, (hi+1)·exactLow)); sc first, at the start of the
-// allocation, so that the kernel's vector loads stay within cache lines.
-type hiRow struct {
-	sc sincos
-	hi int32
-}
-
-// hiSlot is an entry of the hi-row cache: the cached row, immutable once stored,
-// and the hi of the slot's last miss. A hi is cached at its second miss in a row
-// (every layer of a decode step asks for the same positions), so positions asked
-// for once (a new random batch every call) allocate nothing.
-type hiSlot struct {
-	row    atomic.Pointer[hiRow]
-	missed atomic.Int32
-}
 
 // posRow is the float32 table row of one position outside the table.
 // row comes first, at the start of the allocation, so that the rotate kernel's loads
@@ -256,17 +220,14 @@ type posRow struct {
 	pos int32
 }
 
-// freqSet is a frequency set served by angle addition: its float64 digit tables
-// (built once, digitRows) and their float32 roundings (farDigits), a direct-mapped cache of hi rows (hiRowOf), one of the
-// rows of single positions (rotateAt), one of the rows of chunks (rotateChunk), and
-// their spares. Cache entries are immutable once stored, so concurrent calls are safe.
+// freqSet is a frequency set served by angle addition: its float32 digit tables
+// (built once, digitTables), a cache of the rows of single positions (rotateAt), one
+// of the rows of chunks (rotateChunk), and their spares. Cache entries are immutable
+// once stored, so concurrent calls are safe.
 type freqSet struct {
 	w                  *[nFreq]float64
 	digitOnce          sync.Once
-	digits             *[exactDigits * exactLow * 2 * nFreq]float64
-	farOnce            sync.Once
-	far                *[exactDigits * exactLow * 2 * nFreq]float32
-	hi                 [1024]hiSlot
+	digits             *[exactDigits * exactLow * 2 * nFreq]float32
 	rows               [4]atomic.Pointer[posRow]
 	spare              [4]atomic.Pointer[posRow]
 	chunks, chunkSpare [4]atomic.Pointer[posRows]
@@ -348,56 +309,32 @@ func (fs *freqSet) rotateChunk(q, k operand, pos []int32, c int, sign float32) {
 	rotateRun(q, k, r.rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 }
 
-// digitRow stores in r row d of digit table k of the frequencies w: cos and sin of
-// v·ω_i, v = d·2^(exactShift·k) (an exact integer, so the angle is one rounded
-// product); the top table (k = exactDigits−1) takes d as a signed digit, int8(d),
-// and is multiplied by AttentionFactor.
-func digitRow(r *sincos, w *[nFreq]float64, k, d int) {
-	v := int64(d) << (exactShift * k)
-	a := 1.0
-	if k == exactDigits-1 {
-		v, a = int64(int8(d))<<(exactShift*k), AttentionFactor
-	}
-	for i, wi := range w {
-		sn, cs := math.Sincos(float64(v) * wi)
-		r[i], r[nFreq+i] = a*cs, a*sn
-	}
-}
-
-// digitRows returns the digit tables of fs, building them on first use: row d of
-// table k (digitRow) is a sincos at (k·exactLow + d)·2·nFreq. Table 0 is the low
-// table of the combineRows kernel; 1…3 give the hi rows (hiFromDigits).
-func (fs *freqSet) digitRows() *[exactDigits * exactLow * 2 * nFreq]float64 {
+// digitTables returns the digit tables of fs (the operand of the farRows kernel,
+// asm/abi FarRows), building them on first use: row d of table k, at
+// (k·exactLow + d)·2·nFreq, holds cos and sin of v·ω_i, v = d·2^(exactShift·k)
+// (an exact integer, so the angle is one rounded float64 product), each value
+// computed in float64 and rounded once to float32; the top table (k = exactDigits−1)
+// takes d as a signed digit, int8(d), and is multiplied by AttentionFactor.
+func (fs *freqSet) digitTables() *[exactDigits * exactLow * 2 * nFreq]float32 {
 	fs.digitOnce.Do(func() {
-		t := new([exactDigits * exactLow * 2 * nFreq]float64)
+		t := new([exactDigits * exactLow * 2 * nFreq]float32)
 		for k := 0; k < exactDigits; k++ {
 			for d := 0; d < exactLow; d++ {
-				digitRow((*sincos)(t[(k*exactLow+d)*2*nFreq:]), fs.w, k, d)
+				r := (*[2 * nFreq]float32)(t[(k*exactLow+d)*2*nFreq:])
+				v := int64(d) << (exactShift * k)
+				a := 1.0
+				if k == exactDigits-1 {
+					v, a = int64(int8(d))<<(exactShift*k), AttentionFactor
+				}
+				for i, wi := range fs.w {
+					sn, cs := math.Sincos(float64(v) * wi)
+					r[i], r[nFreq+i] = float32(a*cs), float32(a*sn)
+				}
 			}
 		}
 		fs.digits = t
 	})
 	return fs.digits
-}
-
-// farDigits returns the digit tables of the farRows kernel (asm/abi FarRows):
-// digitRow's rows, each value rounded once to float32, in the layout of digitRows;
-// built on first use, without the float64 tables.
-func (fs *freqSet) farDigits() *[exactDigits * exactLow * 2 * nFreq]float32 {
-	fs.farOnce.Do(func() {
-		t := new([exactDigits * exactLow * 2 * nFreq]float32)
-		var r sincos
-		for k := 0; k < exactDigits; k++ {
-			for d := 0; d < exactLow; d++ {
-				digitRow(&r, fs.w, k, d)
-				for i, x := range r {
-					t[(k*exactLow+d)*2*nFreq+i] = float32(x)
-				}
-			}
-		}
-		fs.far = t
-	})
-	return fs.far
 }
 
 // cmul32 is the complex product (xc + i·xs)(yc + i·ys) in float32 with every
@@ -428,110 +365,10 @@ func farRowsGeneric(rows, digits []float32, pos []int32) {
 	}
 }
 
-// hiFromDigits stores in h the hi row of hi = p>>exactShift, A·cos and A·sin of
-// hi·exactLow·ω_i, as the product of the rows of its three digits in the tables t
-// (digitRows), top·mid·low, by the hiRow kernel of the active variant (asm/abi
-// HiRow); the top digit is signed and carries A. No math.Sincos.
-func hiFromDigits(h *sincos, t *[exactDigits * exactLow * 2 * nFreq]float64, hi int32) {
-	a, b, c := (*sincos)(t[(3*exactLow+int(hi>>(2*exactShift)&(exactLow-1)))*2*nFreq:]), (*sincos)(t[(2*exactLow+int(hi>>exactShift&(exactLow-1)))*2*nFreq:]), (*sincos)(t[(1*exactLow+int(hi&(exactLow-1)))*2*nFreq:])
-	active.hiRow(h[:], a[:], b[:], c[:])
-}
-
-// hiRowGeneric is the portable hiRow kernel (asm/abi HiRow): per pair, m = a·b and
-// h = m·c as complex numbers, (ac + i·as)(bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs),
-// in float64 with every product rounded (float64(x*y) forbids an FMA, so every GOARCH
-// gives the same bits, those of the assembly kernels).
-func hiRowGeneric(h, a, b, c []float64) {
-	hc, hs := (*[nFreq]float64)(h[:nFreq]), (*[nFreq]float64)(h[nFreq:2*nFreq])
-	ac, as := (*[nFreq]float64)(a[:nFreq]), (*[nFreq]float64)(a[nFreq:2*nFreq])
-	bc, bs := (*[nFreq]float64)(b[:nFreq]), (*[nFreq]float64)(b[nFreq:2*nFreq])
-	cc, cs := (*[nFreq]float64)(c[:nFreq]), (*[nFreq]float64)(c[nFreq:2*nFreq])
-	for i := 0; i < nFreq; i++ {
-		mc, ms := float64(ac[i]*bc[i])-float64(as[i]*bs[i]), float64(as[i]*bc[i])+float64(ac[i]*bs[i])
-		hc[i], hs[i] = float64(mc*cc[i])-float64(ms*cs[i]), float64(ms*cc[i])+float64(mc*cs[i])
-	}
-}
-
-// hiRowOf returns the hi row of hi: the cached one, or one computed from the digit
-// tables tab into h (the caller's scratch) at a first miss, or into a new cached
-// row at a second miss in a row of the same hi.
-func (fs *freqSet) hiRowOf(hi int32, tab *[exactDigits * exactLow * 2 * nFreq]float64, h *sincos) *sincos {
-	sl := &fs.hi[uint32(hi)%1024]
-	if r := sl.row.Load(); r != nil && r.hi == hi {
-		return &r.sc
-	}
-	if sl.missed.Swap(hi) != hi {
-		hiFromDigits(h, tab, hi)
-		return h
-	}
-	r := &hiRow{hi: hi}
-	hiFromDigits(&r.sc, tab, hi)
-	sl.row.Store(r)
-	return &r.sc
-}
-
-// farPos reports whether p takes the far path (|p| > farPosition).
-func farPos(p int32) bool {
-	return p > farPosition || p < -farPosition
-}
-
-// fillRows computes the table rows of pos into rows by angle addition: per run of
-// far positions (farPos) one farRows call of the active variant with the float32
-// digit tables; per run of nearer positions sharing hi, the hi row (hiRowOf) and
-// one combineRows call with the low table. Each kind of table is built at its first use.
+// fillRows computes the table rows of pos into rows by angle addition: one farRows
+// call of the active variant with the digit tables.
 func (fs *freqSet) fillRows(rows []float32, pos []int32) {
-	var h *sincos
-	for t := 0; t < len(pos); {
-		e := t + 1
-		if farPos(pos[t]) {
-			for e < len(pos) && farPos(pos[e]) {
-				e++
-			}
-			active.farRows(rows[t*rowLen:e*rowLen], fs.farDigits()[:], pos[t:e])
-			t = e
-			continue
-		}
-		if h == nil {
-			h = hiScratch.Get().(*sincos)
-		}
-		tab := fs.digitRows()
-		hi := pos[t] >> exactShift
-		for e < len(pos) && pos[e]>>exactShift == hi && !farPos(pos[e]) {
-			e++
-		}
-		active.combineRows(rows[t*rowLen:e*rowLen], fs.hiRowOf(hi, tab, h)[:], tab[:exactLow*2*nFreq], pos[t:e], exactLow-1)
-		t = e
-	}
-	if h != nil {
-		hiScratch.Put(h)
-	}
-}
-
-// combineRowsGeneric is the portable combineRows kernel (asm/abi CombineRows): row t
-// of rows is combine of hi and the low row pos[t]&mask.
-func combineRowsGeneric(rows []float32, hi, low []float64, pos []int32, mask int) {
-	h := (*sincos)(hi)
-	for t, p := range pos {
-		combine((*[rowLen]float32)(rows[t*rowLen:]), h, (*sincos)(low[(int(p)&mask)*(2*nFreq):]))
-	}
-}
-
-// combine stores in row the product of the hi factors h and the lo factors l per
-// pair, (hc + i·hs)(lc + i·ls), in float64 with every product rounded (never fused,
-// as in the assembly kernels), rounded once to float32; two pairs per iteration give
-// the out-of-order core two independent chains.
-func combine(row *[rowLen]float32, h, l *sincos) {
-	hc, hs, lc, ls := (*[nFreq]float64)(h[0:]), (*[nFreq]float64)(h[nFreq:]), (*[nFreq]float64)(l[0:]), (*[nFreq]float64)(l[nFreq:])
-	for i := 0; i+1 < nFreq; i += 2 {
-		c0, s0 := float64(hc[i]*lc[i])-float64(hs[i]*ls[i]), float64(hs[i]*lc[i])+float64(hc[i]*ls[i])
-		cf0, sf0 := float32(c0), float32(s0)
-		row[2*(i)], row[2*(i)+1] = cf0, cf0
-		row[RotaryDim+2*(i)], row[RotaryDim+2*(i)+1] = sf0, sf0
-		c1, s1 := float64(hc[i+1]*lc[i+1])-float64(hs[i+1]*ls[i+1]), float64(hs[i+1]*lc[i+1])+float64(hc[i+1]*ls[i+1])
-		cf1, sf1 := float32(c1), float32(s1)
-		row[2*(i+1)], row[2*(i+1)+1] = cf1, cf1
-		row[RotaryDim+2*(i+1)], row[RotaryDim+2*(i+1)+1] = sf1, sf1
-	}
+	active.farRows(rows[:len(pos)*rowLen], fs.digitTables()[:], pos)
 }
 
 // freqsSet serves the exact rows of freqs.

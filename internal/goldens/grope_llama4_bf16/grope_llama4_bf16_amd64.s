@@ -2094,587 +2094,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX2
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done67
-	VMOVUPS combine_dup8<>+0(SB), Y0
-
-combine_token68:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000400, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y1
-	VMOVUPD    512(R8), Y2
-	VMULPD     (CX), Y1, Y3
-	VMULPD     512(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     512(CX), Y1, Y1
-	VMULPD     (CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, (AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 512(AX)
-	VMOVUPD    32(R8), Y1
-	VMOVUPD    544(R8), Y2
-	VMULPD     32(CX), Y1, Y3
-	VMULPD     544(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     544(CX), Y1, Y1
-	VMULPD     32(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 32(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 544(AX)
-	VMOVUPD    64(R8), Y1
-	VMOVUPD    576(R8), Y2
-	VMULPD     64(CX), Y1, Y3
-	VMULPD     576(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     576(CX), Y1, Y1
-	VMULPD     64(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 64(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 576(AX)
-	VMOVUPD    96(R8), Y1
-	VMOVUPD    608(R8), Y2
-	VMULPD     96(CX), Y1, Y3
-	VMULPD     608(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     608(CX), Y1, Y1
-	VMULPD     96(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 96(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 608(AX)
-	VMOVUPD    128(R8), Y1
-	VMOVUPD    640(R8), Y2
-	VMULPD     128(CX), Y1, Y3
-	VMULPD     640(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     640(CX), Y1, Y1
-	VMULPD     128(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 128(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 640(AX)
-	VMOVUPD    160(R8), Y1
-	VMOVUPD    672(R8), Y2
-	VMULPD     160(CX), Y1, Y3
-	VMULPD     672(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     672(CX), Y1, Y1
-	VMULPD     160(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 160(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 672(AX)
-	VMOVUPD    192(R8), Y1
-	VMOVUPD    704(R8), Y2
-	VMULPD     192(CX), Y1, Y3
-	VMULPD     704(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     704(CX), Y1, Y1
-	VMULPD     192(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 192(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 704(AX)
-	VMOVUPD    224(R8), Y1
-	VMOVUPD    736(R8), Y2
-	VMULPD     224(CX), Y1, Y3
-	VMULPD     736(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     736(CX), Y1, Y1
-	VMULPD     224(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 224(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 736(AX)
-	VMOVUPD    256(R8), Y1
-	VMOVUPD    768(R8), Y2
-	VMULPD     256(CX), Y1, Y3
-	VMULPD     768(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     768(CX), Y1, Y1
-	VMULPD     256(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 256(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 768(AX)
-	VMOVUPD    288(R8), Y1
-	VMOVUPD    800(R8), Y2
-	VMULPD     288(CX), Y1, Y3
-	VMULPD     800(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     800(CX), Y1, Y1
-	VMULPD     288(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 288(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 800(AX)
-	VMOVUPD    320(R8), Y1
-	VMOVUPD    832(R8), Y2
-	VMULPD     320(CX), Y1, Y3
-	VMULPD     832(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     832(CX), Y1, Y1
-	VMULPD     320(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 320(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 832(AX)
-	VMOVUPD    352(R8), Y1
-	VMOVUPD    864(R8), Y2
-	VMULPD     352(CX), Y1, Y3
-	VMULPD     864(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     864(CX), Y1, Y1
-	VMULPD     352(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 352(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 864(AX)
-	VMOVUPD    384(R8), Y1
-	VMOVUPD    896(R8), Y2
-	VMULPD     384(CX), Y1, Y3
-	VMULPD     896(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     896(CX), Y1, Y1
-	VMULPD     384(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 384(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 896(AX)
-	VMOVUPD    416(R8), Y1
-	VMOVUPD    928(R8), Y2
-	VMULPD     416(CX), Y1, Y3
-	VMULPD     928(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     928(CX), Y1, Y1
-	VMULPD     416(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 416(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 928(AX)
-	VMOVUPD    448(R8), Y1
-	VMOVUPD    960(R8), Y2
-	VMULPD     448(CX), Y1, Y3
-	VMULPD     960(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     960(CX), Y1, Y1
-	VMULPD     448(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 448(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 960(AX)
-	VMOVUPD    480(R8), Y1
-	VMOVUPD    992(R8), Y2
-	VMULPD     480(CX), Y1, Y3
-	VMULPD     992(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     992(CX), Y1, Y1
-	VMULPD     480(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 480(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 992(AX)
-	ADDQ       $0x00000400, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token68
-
-combine_done67:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 512(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 512(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 512(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 512(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 544(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 544(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 544(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 544(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 576(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 576(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 576(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 576(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 608(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 608(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 608(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 608(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 640(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 640(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 640(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 640(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 672(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 672(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 672(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 672(AX)
-	VMOVUPD 192(CX), Y0
-	VMOVUPD 704(CX), Y1
-	VMOVUPD 192(DX), Y2
-	VMOVUPD 704(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 192(BX), Y0
-	VMOVUPD 704(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 192(AX)
-	VMOVUPD Y0, 704(AX)
-	VMOVUPD 224(CX), Y0
-	VMOVUPD 736(CX), Y1
-	VMOVUPD 224(DX), Y2
-	VMOVUPD 736(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 224(BX), Y0
-	VMOVUPD 736(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 224(AX)
-	VMOVUPD Y0, 736(AX)
-	VMOVUPD 256(CX), Y0
-	VMOVUPD 768(CX), Y1
-	VMOVUPD 256(DX), Y2
-	VMOVUPD 768(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 256(BX), Y0
-	VMOVUPD 768(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 256(AX)
-	VMOVUPD Y0, 768(AX)
-	VMOVUPD 288(CX), Y0
-	VMOVUPD 800(CX), Y1
-	VMOVUPD 288(DX), Y2
-	VMOVUPD 800(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 288(BX), Y0
-	VMOVUPD 800(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 288(AX)
-	VMOVUPD Y0, 800(AX)
-	VMOVUPD 320(CX), Y0
-	VMOVUPD 832(CX), Y1
-	VMOVUPD 320(DX), Y2
-	VMOVUPD 832(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 320(BX), Y0
-	VMOVUPD 832(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 320(AX)
-	VMOVUPD Y0, 832(AX)
-	VMOVUPD 352(CX), Y0
-	VMOVUPD 864(CX), Y1
-	VMOVUPD 352(DX), Y2
-	VMOVUPD 864(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 352(BX), Y0
-	VMOVUPD 864(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 352(AX)
-	VMOVUPD Y0, 864(AX)
-	VMOVUPD 384(CX), Y0
-	VMOVUPD 896(CX), Y1
-	VMOVUPD 384(DX), Y2
-	VMOVUPD 896(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 384(BX), Y0
-	VMOVUPD 896(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 384(AX)
-	VMOVUPD Y0, 896(AX)
-	VMOVUPD 416(CX), Y0
-	VMOVUPD 928(CX), Y1
-	VMOVUPD 416(DX), Y2
-	VMOVUPD 928(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 416(BX), Y0
-	VMOVUPD 928(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 416(AX)
-	VMOVUPD Y0, 928(AX)
-	VMOVUPD 448(CX), Y0
-	VMOVUPD 960(CX), Y1
-	VMOVUPD 448(DX), Y2
-	VMOVUPD 960(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 448(BX), Y0
-	VMOVUPD 960(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 448(AX)
-	VMOVUPD Y0, 960(AX)
-	VMOVUPD 480(CX), Y0
-	VMOVUPD 992(CX), Y1
-	VMOVUPD 480(DX), Y2
-	VMOVUPD 992(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 480(BX), Y0
-	VMOVUPD 992(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 480(AX)
-	VMOVUPD Y0, 992(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX, AVX2
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -2683,11 +2102,11 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done69
+	JZ      far_done67
 	VMOVUPS far_dup8_0<>+0(SB), Y0
 	VMOVUPS far_dup8_1<>+0(SB), Y1
 
-far_token70:
+far_token68:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -2977,9 +2396,9 @@ far_token70:
 	ADDQ    $0x00000400, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token70
+	JNZ     far_token68
 
-far_done69:
+far_done67:
 	VZEROUPPER
 	RET
 
@@ -2991,13 +2410,13 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done71
+	JZ    scale16_done69
 	TESTQ BX, BX
-	JZ    scale16_done71
+	JZ    scale16_done69
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token72:
+scale16_token70:
 	VBROADCASTSS (CX), Y0
 	VBROADCASTSS c32_00400000<>+0(SB), Y1
 	VORPS        Y0, Y1, Y1
@@ -3008,9 +2427,9 @@ scale16_token72:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop73:
+scale16_loop71:
 	CMPQ           R8, $0x00000020
-	JB             scale16_loop_end74
+	JB             scale16_loop_end72
 	VBROADCASTI128 (DI), Y1
 	VPSHUFB        bf16widen<>+0(SB), Y1, Y1
 	VMULPS         Y0, Y1, Y1
@@ -3053,12 +2472,12 @@ scale16_loop73:
 	VMOVDQU        X1, 48(DI)
 	ADDQ           $0x00000040, DI
 	SUBQ           $0x00000020, R8
-	JMP            scale16_loop73
+	JMP            scale16_loop71
 
-scale16_loop_end74:
-scale16_loop75:
+scale16_loop_end72:
+scale16_loop73:
 	CMPQ           R8, $0x00000008
-	JB             scale16_loop_end76
+	JB             scale16_loop_end74
 	VBROADCASTI128 (DI), Y1
 	VPSHUFB        bf16widen<>+0(SB), Y1, Y1
 	VMULPS         Y0, Y1, Y1
@@ -3071,11 +2490,11 @@ scale16_loop75:
 	VMOVDQU        X1, (DI)
 	ADDQ           $0x00000010, DI
 	SUBQ           $0x00000008, R8
-	JMP            scale16_loop75
+	JMP            scale16_loop73
 
-scale16_loop_end76:
+scale16_loop_end74:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail77
+	JZ        scale16_tail75
 	VPMOVZXWD (DI), X1
 	VPSLLD    $0x10, X1, X1
 	VMULPS    X0, X1, X1
@@ -3088,9 +2507,9 @@ scale16_loop_end76:
 	VMOVQ     X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail77:
+scale16_tail75:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail78
+	JZ        scale16_tail76
 	VMOVD     (DI), X1
 	VPMOVZXWD X1, X1
 	VPSLLD    $0x10, X1, X1
@@ -3104,9 +2523,9 @@ scale16_tail77:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail78:
+scale16_tail76:
 	TESTQ   $0x00000001, R8
-	JZ      scale16_tail79
+	JZ      scale16_tail77
 	MOVWLZX (DI), R8
 	SHLL    $0x10, R8
 	VMOVD   R8, X1
@@ -3119,13 +2538,13 @@ scale16_tail78:
 	VPEXTRW $0x00, X0, (DI)
 	ADDQ    $0x00000002, DI
 
-scale16_tail79:
+scale16_tail77:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token72
+	JNZ  scale16_token70
 
-scale16_done71:
+scale16_done69:
 	VZEROUPPER
 	RET
 
@@ -3139,23 +2558,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups80
+	JNE   kv_groups78
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows81:
+s1_rows79:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done82
+	JL   s1_rows_done80
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys83:
+s1_keys81:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done84
+	JL           s1_keys_done82
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3396,13 +2815,13 @@ s1_keys83:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys83
+	JMP          s1_keys81
 
-s1_keys_done84:
+s1_keys_done82:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done86
+	JZ    s1_key_tail_done84
 
-s1_key_tail85:
+s1_key_tail83:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3486,27 +2905,27 @@ s1_key_tail85:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail85
+	JNZ          s1_key_tail83
 
-s1_key_tail_done86:
+s1_key_tail_done84:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows81
+	JMP  s1_rows79
 
-s1_rows_done82:
+s1_rows_done80:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done88
+	JZ    s1_row_tail_done86
 
-s1_row_tail87:
+s1_row_tail85:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done90
+	JZ    s1_row_tail_key_done88
 
-s1_row_tail_key89:
+s1_row_tail_key87:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -3550,40 +2969,40 @@ s1_row_tail_key89:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key89
+	JNZ          s1_row_tail_key87
 
-s1_row_tail_key_done90:
+s1_row_tail_key_done88:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail87
+	JNZ  s1_row_tail85
 
-s1_row_tail_done88:
+s1_row_tail_done86:
 	VZEROUPPER
 	RET
 
-kv_groups80:
+kv_groups78:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key91
+	JNZ   kv_by_key89
 
-kb_keys92:
+kb_keys90:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done93
+	JL    kb_keys_done91
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done95
+	JZ    kb_query_done93
 
-kb_query94:
+kb_query92:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done97
+	JZ    kb_group_done95
 
-kb_group96:
+kb_group94:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3622,7 +3041,7 @@ kb_group96:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows98:
+kb_rows96:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -3864,42 +3283,42 @@ kb_rows98:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows98
+	JNZ          kb_rows96
 	ADDQ         $0x00000200, R9
 	DECQ         R12
-	JNZ          kb_group96
+	JNZ          kb_group94
 
-kb_group_done97:
+kb_group_done95:
 	DECQ R11
-	JNZ  kb_query94
+	JNZ  kb_query92
 
-kb_query_done95:
+kb_query_done93:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys92
+	JMP  kb_keys90
 
-kb_keys_done93:
-kv_by_key91:
+kb_keys_done91:
+kv_by_key89:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done100
+	JZ     kv_key_done98
 
-kv_key99:
+kv_key97:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done102
+	JZ    kv_query_done100
 
-kv_query101:
+kv_query99:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done104
+	JZ    kv_group_done102
 
-kv_group103:
+kv_group101:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3920,9 +3339,9 @@ kv_group103:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done106
+	JZ         kv_head_done104
 
-kv_head105:
+kv_head103:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -3956,24 +3375,24 @@ kv_head105:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head105
+	JNZ          kv_head103
 
-kv_head_done106:
+kv_head_done104:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group103
+	JNZ  kv_group101
 
-kv_group_done104:
+kv_group_done102:
 	DECQ R11
-	JNZ  kv_query101
+	JNZ  kv_query99
 
-kv_query_done102:
+kv_query_done100:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key99
+	JNZ  kv_key97
 
-kv_key_done100:
+kv_key_done98:
 	VZEROUPPER
 	RET
 
@@ -3987,7 +3406,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups107
+	JNE   kv_groups105
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3995,9 +3414,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done109
+	JZ    v1_row_done107
 
-v1_row108:
+v1_row106:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4027,12 +3446,12 @@ v1_row108:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done111
+	JZ           v1_key_done109
 
-v1_key110:
+v1_key108:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero112
+	JZ           v1_zero110
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -4047,13 +3466,13 @@ v1_key110:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero112:
+v1_zero110:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key110
+	JNZ  v1_key108
 
-v1_key_done111:
+v1_key_done109:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -4079,25 +3498,25 @@ v1_key_done111:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done114
+	JZ           v1_key_done112
 
-v1_key113:
+v1_key111:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero115
+	JZ           v1_zero113
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero115:
+v1_zero113:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key113
+	JNZ  v1_key111
 
-v1_key_done114:
+v1_key_done112:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -4106,22 +3525,22 @@ v1_key_done114:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row108
+	JNZ     v1_row106
 
-v1_row_done109:
+v1_row_done107:
 	VZEROUPPER
 	RET
 
-kv_groups107:
+kv_groups105:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done117
+	JZ    kv_rescale_done115
 
-kv_rescale116:
+kv_rescale114:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4174,28 +3593,28 @@ kv_rescale116:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale116
+	JNZ          kv_rescale114
 
-kv_rescale_done117:
+kv_rescale_done115:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys118:
+vb_keys116:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done119
+	JL    vb_keys_done117
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done121
+	JZ    vb_query_done119
 
-vb_query120:
+vb_query118:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done123
+	JZ    vb_group_done121
 
-vb_group122:
+vb_group120:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -4234,9 +3653,9 @@ vb_group122:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row124
+	JNZ        vb_by_row122
 
-vb_rows126:
+vb_rows124:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4251,96 +3670,96 @@ vb_rows126:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero127
+	JZ           vh_zero125
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero127:
+vh_zero125:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero128
+	JZ           vh_zero126
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero128:
+vh_zero126:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero129
+	JZ           vh_zero127
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero129:
+vh_zero127:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero130
+	JZ           vh_zero128
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero130:
+vh_zero128:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero131
+	JZ           vh_zero129
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero131:
+vh_zero129:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero132
+	JZ           vh_zero130
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero132:
+vh_zero130:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero133
+	JZ           vh_zero131
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero133:
+vh_zero131:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero134
+	JZ           vh_zero132
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero134:
+vh_zero132:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4363,96 +3782,96 @@ vh_zero134:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero135
+	JZ           vh_zero133
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero135:
+vh_zero133:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero136
+	JZ           vh_zero134
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero136:
+vh_zero134:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero137
+	JZ           vh_zero135
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero137:
+vh_zero135:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero138
+	JZ           vh_zero136
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero138:
+vh_zero136:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero139
+	JZ           vh_zero137
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero139:
+vh_zero137:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero140
+	JZ           vh_zero138
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero140:
+vh_zero138:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero141
+	JZ           vh_zero139
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero141:
+vh_zero139:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero142
+	JZ           vh_zero140
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero142:
+vh_zero140:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -4475,96 +3894,96 @@ vh_zero142:
 	VMOVUPS      352(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero143
+	JZ           vh_zero141
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero143:
+vh_zero141:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero144
+	JZ           vh_zero142
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero144:
+vh_zero142:
 	VMOVUPS      256(R9)(DX*1), Y8
 	VMOVUPS      288(R9)(DX*1), Y9
 	VMOVUPS      320(R9)(DX*1), Y10
 	VMOVUPS      352(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero145
+	JZ           vh_zero143
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero145:
+vh_zero143:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero146
+	JZ           vh_zero144
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero146:
+vh_zero144:
 	VMOVUPS      256(R9)(DX*2), Y8
 	VMOVUPS      288(R9)(DX*2), Y9
 	VMOVUPS      320(R9)(DX*2), Y10
 	VMOVUPS      352(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero147
+	JZ           vh_zero145
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero147:
+vh_zero145:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero148
+	JZ           vh_zero146
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero148:
+vh_zero146:
 	VMOVUPS      256(R9)(R10*1), Y8
 	VMOVUPS      288(R9)(R10*1), Y9
 	VMOVUPS      320(R9)(R10*1), Y10
 	VMOVUPS      352(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero149
+	JZ           vh_zero147
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero149:
+vh_zero147:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero150
+	JZ           vh_zero148
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero150:
+vh_zero148:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -4587,96 +4006,96 @@ vh_zero150:
 	VMOVUPS      480(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero151
+	JZ           vh_zero149
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero151:
+vh_zero149:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero152
+	JZ           vh_zero150
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero152:
+vh_zero150:
 	VMOVUPS      384(R9)(DX*1), Y8
 	VMOVUPS      416(R9)(DX*1), Y9
 	VMOVUPS      448(R9)(DX*1), Y10
 	VMOVUPS      480(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero153
+	JZ           vh_zero151
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero153:
+vh_zero151:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero154
+	JZ           vh_zero152
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero154:
+vh_zero152:
 	VMOVUPS      384(R9)(DX*2), Y8
 	VMOVUPS      416(R9)(DX*2), Y9
 	VMOVUPS      448(R9)(DX*2), Y10
 	VMOVUPS      480(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero155
+	JZ           vh_zero153
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero155:
+vh_zero153:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero156
+	JZ           vh_zero154
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero156:
+vh_zero154:
 	VMOVUPS      384(R9)(R10*1), Y8
 	VMOVUPS      416(R9)(R10*1), Y9
 	VMOVUPS      448(R9)(R10*1), Y10
 	VMOVUPS      480(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero157
+	JZ           vh_zero155
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero157:
+vh_zero155:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero158
+	JZ           vh_zero156
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero158:
+vh_zero156:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4689,15 +4108,15 @@ vh_zero158:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows126
-	JMP     vb_group_next125
+	JNZ     vb_rows124
+	JMP     vb_group_next123
 
-vb_by_row124:
+vb_by_row122:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done160
+	JZ    vb_head_done158
 
-vb_head159:
+vb_head157:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4712,7 +4131,7 @@ vb_head159:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero161
+	JZ           vb_zero159
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -4727,10 +4146,10 @@ vb_head159:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero161:
+vb_zero159:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero162
+	JZ           vb_zero160
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -4745,10 +4164,10 @@ vb_zero161:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero162:
+vb_zero160:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero163
+	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R9)(DX*2), Y12, Y0
 	VFMADD231PS  32(R9)(DX*2), Y12, Y1
@@ -4763,10 +4182,10 @@ vb_zero162:
 	VFMADD231PS  320(R9)(DX*2), Y12, Y10
 	VFMADD231PS  352(R9)(DX*2), Y12, Y11
 
-vb_zero163:
+vb_zero161:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero164
+	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R9)(R10*1), Y12, Y0
 	VFMADD231PS  32(R9)(R10*1), Y12, Y1
@@ -4781,7 +4200,7 @@ vb_zero163:
 	VFMADD231PS  320(R9)(R10*1), Y12, Y10
 	VFMADD231PS  352(R9)(R10*1), Y12, Y11
 
-vb_zero164:
+vb_zero162:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4800,44 +4219,44 @@ vb_zero164:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero165
+	JZ           vb_zero163
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero165:
+vb_zero163:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero166
+	JZ           vb_zero164
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero166:
+vb_zero164:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero167
+	JZ           vb_zero165
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R9)(DX*2), Y4, Y0
 	VFMADD231PS  416(R9)(DX*2), Y4, Y1
 	VFMADD231PS  448(R9)(DX*2), Y4, Y2
 	VFMADD231PS  480(R9)(DX*2), Y4, Y3
 
-vb_zero167:
+vb_zero165:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero168
+	JZ           vb_zero166
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R9)(R10*1), Y4, Y0
 	VFMADD231PS  416(R9)(R10*1), Y4, Y1
 	VFMADD231PS  448(R9)(R10*1), Y4, Y2
 	VFMADD231PS  480(R9)(R10*1), Y4, Y3
 
-vb_zero168:
+vb_zero166:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -4845,44 +4264,44 @@ vb_zero168:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head159
+	JNZ     vb_head157
 
-vb_head_done160:
-vb_group_next125:
+vb_head_done158:
+vb_group_next123:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group122
+	JNZ  vb_group120
 
-vb_group_done123:
+vb_group_done121:
 	DECQ R11
-	JNZ  vb_query120
+	JNZ  vb_query118
 
-vb_query_done121:
+vb_query_done119:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys118
+	JMP  vb_keys116
 
-vb_keys_done119:
+vb_keys_done117:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done170
+	JZ     kv_key_done168
 
-kv_key169:
+kv_key167:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done172
+	JZ    kv_query_done170
 
-kv_query171:
+kv_query169:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done174
+	JZ    kv_group_done172
 
-kv_group173:
+kv_group171:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4903,12 +4322,12 @@ kv_group173:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done176
+	JZ         kv_head_done174
 
-kv_head175:
+kv_head173:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero177
+	JZ           kv_zero175
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4959,28 +4378,28 @@ kv_head175:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero177:
+kv_zero175:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head175
+	JNZ  kv_head173
 
-kv_head_done176:
+kv_head_done174:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group173
+	JNZ  kv_group171
 
-kv_group_done174:
+kv_group_done172:
 	DECQ R12
-	JNZ  kv_query171
+	JNZ  kv_query169
 
-kv_query_done172:
+kv_query_done170:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key169
+	JNZ  kv_key167
 
-kv_key_done170:
+kv_key_done168:
 	VZEROUPPER
 	RET
 
@@ -4993,9 +4412,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop179:
+loop177:
 	CMPQ    CX, $0x00000010
-	JB      loop_end180
+	JB      loop_end178
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -5006,23 +4425,23 @@ loop179:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop179
+	JMP     loop177
 
-loop_end180:
-loop181:
+loop_end178:
+loop179:
 	CMPQ    CX, $0x00000008
-	JB      loop_end182
+	JB      loop_end180
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop181
+	JMP     loop179
 
-loop_end182:
+loop_end180:
 	TESTQ      CX, CX
-	JZ         loop_done178
+	JZ         loop_done176
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -5032,7 +4451,7 @@ loop_end182:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done178:
+loop_done176:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -5040,10 +4459,10 @@ loop_done178:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store183
+	JZ           max_store181
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store183:
+max_store181:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -5063,9 +4482,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop185:
+loop183:
 	CMPQ         CX, $0x00000008
-	JB           loop_end186
+	JB           loop_end184
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -5088,11 +4507,11 @@ loop185:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop185
+	JMP          loop183
 
-loop_end186:
+loop_end184:
 	TESTQ        CX, CX
-	JZ           loop_done184
+	JZ           loop_done182
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -5118,7 +4537,7 @@ loop_end186:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done184:
+loop_done182:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -5136,9 +4555,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop187:
+widen_loop185:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end188
+	JB             widen_loop_end186
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -5154,32 +4573,32 @@ widen_loop187:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop187
+	JMP            widen_loop185
 
-widen_loop_end188:
-widen_loop189:
+widen_loop_end186:
+widen_loop187:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end190
+	JB             widen_loop_end188
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop189
+	JMP            widen_loop187
 
-widen_loop_end190:
+widen_loop_end188:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail191
+	JZ        widen_tail189
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail191:
+widen_tail189:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail192
+	JZ        widen_tail190
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -5187,9 +4606,9 @@ widen_tail191:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail192:
+widen_tail190:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail193
+	JZ      widen_tail191
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -5197,7 +4616,7 @@ widen_tail192:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail193:
+widen_tail191:
 	VZEROUPPER
 	RET
 
@@ -5211,23 +4630,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups194
+	JNE   kv_groups192
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows195:
+s1_rows193:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done196
+	JL   s1_rows_done194
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys197:
+s1_keys195:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done198
+	JL           s1_keys_done196
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -5532,13 +4951,13 @@ s1_keys197:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys197
+	JMP          s1_keys195
 
-s1_keys_done198:
+s1_keys_done196:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done200
+	JZ    s1_key_tail_done198
 
-s1_key_tail199:
+s1_key_tail197:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5686,27 +5105,27 @@ s1_key_tail199:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail199
+	JNZ          s1_key_tail197
 
-s1_key_tail_done200:
+s1_key_tail_done198:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows195
+	JMP  s1_rows193
 
-s1_rows_done196:
+s1_rows_done194:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done202
+	JZ    s1_row_tail_done200
 
-s1_row_tail201:
+s1_row_tail199:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done204
+	JZ    s1_row_tail_key_done202
 
-s1_row_tail_key203:
+s1_row_tail_key201:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5782,40 +5201,40 @@ s1_row_tail_key203:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key203
+	JNZ          s1_row_tail_key201
 
-s1_row_tail_key_done204:
+s1_row_tail_key_done202:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail201
+	JNZ  s1_row_tail199
 
-s1_row_tail_done202:
+s1_row_tail_done200:
 	VZEROUPPER
 	RET
 
-kv_groups194:
+kv_groups192:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key205
+	JNZ   kv_by_key203
 
-kb_keys206:
+kb_keys204:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done207
+	JL    kb_keys_done205
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done209
+	JZ    kb_query_done207
 
-kb_query208:
+kb_query206:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done211
+	JZ    kb_group_done209
 
-kb_group210:
+kb_group208:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5838,7 +5257,7 @@ kb_group210:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows212:
+kb_rows210:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -6144,42 +5563,42 @@ kb_rows212:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows212
+	JNZ          kb_rows210
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group210
+	JNZ          kb_group208
 
-kb_group_done211:
+kb_group_done209:
 	DECQ R11
-	JNZ  kb_query208
+	JNZ  kb_query206
 
-kb_query_done209:
+kb_query_done207:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys206
+	JMP  kb_keys204
 
-kb_keys_done207:
-kv_by_key205:
+kb_keys_done205:
+kv_by_key203:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done214
+	JZ     kv_key_done212
 
-kv_key213:
+kv_key211:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done216
+	JZ    kv_query_done214
 
-kv_query215:
+kv_query213:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done218
+	JZ    kv_group_done216
 
-kv_group217:
+kv_group215:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6206,9 +5625,9 @@ kv_group217:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done220
+	JZ         kv_head_done218
 
-kv_head219:
+kv_head217:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -6254,24 +5673,24 @@ kv_head219:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head219
+	JNZ          kv_head217
 
-kv_head_done220:
+kv_head_done218:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group217
+	JNZ  kv_group215
 
-kv_group_done218:
+kv_group_done216:
 	DECQ R11
-	JNZ  kv_query215
+	JNZ  kv_query213
 
-kv_query_done216:
+kv_query_done214:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key213
+	JNZ  kv_key211
 
-kv_key_done214:
+kv_key_done212:
 	VZEROUPPER
 	RET
 
@@ -6285,7 +5704,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups221
+	JNE   kv_groups219
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6293,9 +5712,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done223
+	JZ    v1_row_done221
 
-v1_row222:
+v1_row220:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -6325,12 +5744,12 @@ v1_row222:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done225
+	JZ           v1_key_done223
 
-v1_key224:
+v1_key222:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero226
+	JZ           v1_zero224
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -6369,13 +5788,13 @@ v1_key224:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero226:
+v1_zero224:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key224
+	JNZ  v1_key222
 
-v1_key_done225:
+v1_key_done223:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -6401,12 +5820,12 @@ v1_key_done225:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done228
+	JZ           v1_key_done226
 
-v1_key227:
+v1_key225:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero229
+	JZ           v1_zero227
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6421,13 +5840,13 @@ v1_key227:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero229:
+v1_zero227:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key227
+	JNZ  v1_key225
 
-v1_key_done228:
+v1_key_done226:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -6436,22 +5855,22 @@ v1_key_done228:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row222
+	JNZ     v1_row220
 
-v1_row_done223:
+v1_row_done221:
 	VZEROUPPER
 	RET
 
-kv_groups221:
+kv_groups219:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done231
+	JZ    kv_rescale_done229
 
-kv_rescale230:
+kv_rescale228:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -6504,28 +5923,28 @@ kv_rescale230:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale230
+	JNZ          kv_rescale228
 
-kv_rescale_done231:
+kv_rescale_done229:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys232:
+vb_keys230:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done233
+	JL    vb_keys_done231
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done235
+	JZ    vb_query_done233
 
-vb_query234:
+vb_query232:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done237
+	JZ    vb_group_done235
 
-vb_group236:
+vb_group234:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -6548,9 +5967,9 @@ vb_group236:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row238
+	JNZ        vb_by_row236
 
-vb_rows240:
+vb_rows238:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -6569,24 +5988,24 @@ vb_rows240:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero241
+	JZ           vh_zero239
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero241:
+vh_zero239:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero242
+	JZ           vh_zero240
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero242:
+vh_zero240:
 	VPMOVZXWD    (R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*1), Y9
@@ -6597,24 +6016,24 @@ vh_zero242:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero243
+	JZ           vh_zero241
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero243:
+vh_zero241:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero244
+	JZ           vh_zero242
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero244:
+vh_zero242:
 	VPMOVZXWD    (R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(DX*2), Y9
@@ -6625,24 +6044,24 @@ vh_zero244:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero245
+	JZ           vh_zero243
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero245:
+vh_zero243:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero246
+	JZ           vh_zero244
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero246:
+vh_zero244:
 	VPMOVZXWD    (R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    16(R9)(R10*1), Y9
@@ -6653,24 +6072,24 @@ vh_zero246:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero247
+	JZ           vh_zero245
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero247:
+vh_zero245:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero248
+	JZ           vh_zero246
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero248:
+vh_zero246:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -6697,24 +6116,24 @@ vh_zero248:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero249
+	JZ           vh_zero247
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero249:
+vh_zero247:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero250
+	JZ           vh_zero248
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero250:
+vh_zero248:
 	VPMOVZXWD    64(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*1), Y9
@@ -6725,24 +6144,24 @@ vh_zero250:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero251
+	JZ           vh_zero249
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero251:
+vh_zero249:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero252
+	JZ           vh_zero250
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero252:
+vh_zero250:
 	VPMOVZXWD    64(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(DX*2), Y9
@@ -6753,24 +6172,24 @@ vh_zero252:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero253
+	JZ           vh_zero251
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero253:
+vh_zero251:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero254
+	JZ           vh_zero252
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero254:
+vh_zero252:
 	VPMOVZXWD    64(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    80(R9)(R10*1), Y9
@@ -6781,24 +6200,24 @@ vh_zero254:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero255
+	JZ           vh_zero253
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero255:
+vh_zero253:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero256
+	JZ           vh_zero254
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero256:
+vh_zero254:
 	VMOVUPS      Y0, 128(DI)
 	VMOVUPS      Y1, 160(DI)
 	VMOVUPS      Y2, 192(DI)
@@ -6825,24 +6244,24 @@ vh_zero256:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero257
+	JZ           vh_zero255
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero257:
+vh_zero255:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero258
+	JZ           vh_zero256
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero258:
+vh_zero256:
 	VPMOVZXWD    128(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*1), Y9
@@ -6853,24 +6272,24 @@ vh_zero258:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero259
+	JZ           vh_zero257
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero259:
+vh_zero257:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero260
+	JZ           vh_zero258
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero260:
+vh_zero258:
 	VPMOVZXWD    128(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(DX*2), Y9
@@ -6881,24 +6300,24 @@ vh_zero260:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero261
+	JZ           vh_zero259
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero261:
+vh_zero259:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero262
+	JZ           vh_zero260
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero262:
+vh_zero260:
 	VPMOVZXWD    128(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    144(R9)(R10*1), Y9
@@ -6909,24 +6328,24 @@ vh_zero262:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero263
+	JZ           vh_zero261
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero263:
+vh_zero261:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero264
+	JZ           vh_zero262
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero264:
+vh_zero262:
 	VMOVUPS      Y0, 256(DI)
 	VMOVUPS      Y1, 288(DI)
 	VMOVUPS      Y2, 320(DI)
@@ -6953,24 +6372,24 @@ vh_zero264:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero265
+	JZ           vh_zero263
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero265:
+vh_zero263:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero266
+	JZ           vh_zero264
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero266:
+vh_zero264:
 	VPMOVZXWD    192(R9)(DX*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*1), Y9
@@ -6981,24 +6400,24 @@ vh_zero266:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero267
+	JZ           vh_zero265
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero267:
+vh_zero265:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero268
+	JZ           vh_zero266
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero268:
+vh_zero266:
 	VPMOVZXWD    192(R9)(DX*2), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(DX*2), Y9
@@ -7009,24 +6428,24 @@ vh_zero268:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero269
+	JZ           vh_zero267
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero269:
+vh_zero267:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero270
+	JZ           vh_zero268
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero270:
+vh_zero268:
 	VPMOVZXWD    192(R9)(R10*1), Y8
 	VPSLLD       $0x10, Y8, Y8
 	VPMOVZXWD    208(R9)(R10*1), Y9
@@ -7037,24 +6456,24 @@ vh_zero270:
 	VPSLLD       $0x10, Y11, Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero271
+	JZ           vh_zero269
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero271:
+vh_zero269:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero272
+	JZ           vh_zero270
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero272:
+vh_zero270:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -7067,15 +6486,15 @@ vh_zero272:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows240
-	JMP     vb_group_next239
+	JNZ     vb_rows238
+	JMP     vb_group_next237
 
-vb_by_row238:
+vb_by_row236:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done274
+	JZ    vb_head_done272
 
-vb_head273:
+vb_head271:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -7090,7 +6509,7 @@ vb_head273:
 	VMOVUPS      352(DI), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero275
+	JZ           vb_zero273
 	VBROADCASTSS (R8), Y12
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -7129,10 +6548,10 @@ vb_head273:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero275:
+vb_zero273:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero276
+	JZ           vb_zero274
 	VBROADCASTSS 4(R8), Y12
 	VPMOVZXWD    (R9)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -7171,10 +6590,10 @@ vb_zero275:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero276:
+vb_zero274:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero277
+	JZ           vb_zero275
 	VBROADCASTSS 8(R8), Y12
 	VPMOVZXWD    (R9)(DX*2), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -7213,10 +6632,10 @@ vb_zero276:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero277:
+vb_zero275:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero278
+	JZ           vb_zero276
 	VBROADCASTSS 12(R8), Y12
 	VPMOVZXWD    (R9)(R10*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -7255,7 +6674,7 @@ vb_zero277:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero278:
+vb_zero276:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -7274,7 +6693,7 @@ vb_zero278:
 	VMOVUPS      480(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero279
+	JZ           vb_zero277
 	VBROADCASTSS (R8), Y4
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -7289,10 +6708,10 @@ vb_zero278:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero279:
+vb_zero277:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero280
+	JZ           vb_zero278
 	VBROADCASTSS 4(R8), Y4
 	VPMOVZXWD    192(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -7307,10 +6726,10 @@ vb_zero279:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero280:
+vb_zero278:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero281
+	JZ           vb_zero279
 	VBROADCASTSS 8(R8), Y4
 	VPMOVZXWD    192(R9)(DX*2), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -7325,10 +6744,10 @@ vb_zero280:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero281:
+vb_zero279:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero282
+	JZ           vb_zero280
 	VBROADCASTSS 12(R8), Y4
 	VPMOVZXWD    192(R9)(R10*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -7343,7 +6762,7 @@ vb_zero281:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero282:
+vb_zero280:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
@@ -7351,44 +6770,44 @@ vb_zero282:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head273
+	JNZ     vb_head271
 
-vb_head_done274:
-vb_group_next239:
+vb_head_done272:
+vb_group_next237:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group236
+	JNZ  vb_group234
 
-vb_group_done237:
+vb_group_done235:
 	DECQ R11
-	JNZ  vb_query234
+	JNZ  vb_query232
 
-vb_query_done235:
+vb_query_done233:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys232
+	JMP  vb_keys230
 
-vb_keys_done233:
+vb_keys_done231:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done284
+	JZ     kv_key_done282
 
-kv_key283:
+kv_key281:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done286
+	JZ    kv_query_done284
 
-kv_query285:
+kv_query283:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done288
+	JZ    kv_group_done286
 
-kv_group287:
+kv_group285:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7415,12 +6834,12 @@ kv_group287:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done290
+	JZ         kv_head_done288
 
-kv_head289:
+kv_head287:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero291
+	JZ           kv_zero289
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -7483,28 +6902,28 @@ kv_head289:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero291:
+kv_zero289:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head289
+	JNZ  kv_head287
 
-kv_head_done290:
+kv_head_done288:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group287
+	JNZ  kv_group285
 
-kv_group_done288:
+kv_group_done286:
 	DECQ R12
-	JNZ  kv_query285
+	JNZ  kv_query283
 
-kv_query_done286:
+kv_query_done284:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key283
+	JNZ  kv_key281
 
-kv_key_done284:
+kv_key_done282:
 	VZEROUPPER
 	RET
 
@@ -7519,18 +6938,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done292
+	JZ     rope_done290
 	TESTL  R8, R8
-	JS     rope_inverse293
+	JS     rope_inverse291
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream294
+	JA     rope_stream292
 
-rope_token296:
+rope_token294:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -7552,14 +6971,14 @@ rope_token296:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done297
+	JZ      rope_heads_done295
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src298
+	JNE     rope_heads_from_src296
 
-rope_head299:
+rope_head297:
 	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7650,13 +7069,13 @@ rope_head299:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head299
-	JMP            rope_heads_done297
+	JNZ            rope_head297
+	JMP            rope_heads_done295
 
-rope_heads_from_src298:
+rope_heads_from_src296:
 	MOVQ CX, R10
 
-rope_head300:
+rope_head298:
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7748,17 +7167,17 @@ rope_head300:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head300
+	JNZ            rope_head298
 
-rope_heads_done297:
+rope_heads_done295:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done301
+	JZ    rope_heads_done299
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head302:
+rope_head300:
 	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7849,9 +7268,9 @@ rope_head302:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head302
+	JNZ            rope_head300
 
-rope_heads_done301:
+rope_heads_done299:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7861,11 +7280,11 @@ rope_heads_done301:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token296
-	JMP  rope_tokens_done295
+	JNZ  rope_token294
+	JMP  rope_tokens_done293
 
-rope_stream294:
-rope_token303:
+rope_stream292:
+rope_token301:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -7887,16 +7306,16 @@ rope_token303:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done304
+	JZ      rope_heads_done302
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src305
+	JNE     rope_heads_from_src303
 
-rope_head306:
+rope_head304:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -7991,13 +7410,13 @@ rope_head306:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head306
-	JMP            rope_heads_done304
+	JNZ            rope_head304
+	JMP            rope_heads_done302
 
-rope_heads_from_src305:
+rope_heads_from_src303:
 	MOVQ CX, R10
 
-rope_head307:
+rope_head305:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -8093,19 +7512,19 @@ rope_head307:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head307
+	JNZ            rope_head305
 
-rope_heads_done304:
+rope_heads_done302:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done308
+	JZ    rope_heads_done306
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head309:
+rope_head307:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -8200,9 +7619,9 @@ rope_head309:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head309
+	JNZ            rope_head307
 
-rope_heads_done308:
+rope_heads_done306:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -8212,21 +7631,21 @@ rope_heads_done308:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token303
+	JNZ  rope_token301
 
-rope_tokens_done295:
-	JMP rope_done292
+rope_tokens_done293:
+	JMP rope_done290
 
-rope_inverse293:
+rope_inverse291:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream310
+	JA     rope_stream308
 
-rope_token312:
+rope_token310:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -8248,12 +7667,12 @@ rope_token312:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done313
+	JZ      rope_heads_done311
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head314:
+rope_head312:
 	VPMOVZXWD      (DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -8344,19 +7763,19 @@ rope_head314:
 	VPMOVDW        Z16, 224(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head314
+	JNZ            rope_head312
 
-rope_heads_done313:
+rope_heads_done311:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token312
-	JMP  rope_tokens_done311
+	JNZ  rope_token310
+	JMP  rope_tokens_done309
 
-rope_stream310:
-rope_token315:
+rope_stream308:
+rope_token313:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -8378,14 +7797,14 @@ rope_token315:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done316
+	JZ      rope_heads_done314
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head317:
+rope_head315:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -8480,327 +7899,18 @@ rope_head317:
 	VPMOVDW        Z16, 224(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head317
+	JNZ            rope_head315
 
-rope_heads_done316:
+rope_heads_done314:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token315
+	JNZ  rope_token313
 
-rope_tokens_done311:
-rope_done292:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done318
-	VMOVUPS combine_dup16<>+0(SB), Z0
-
-combine_token319:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000400, R8, R8
-	ADDQ      DX, R8
-	VMOVUPD   (R8), Z1
-	VMOVUPD   512(R8), Z2
-	VMULPD    (CX), Z1, Z3
-	VMULPD    512(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    512(CX), Z1, Z1
-	VMULPD    (CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, (AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 512(AX)
-	VMOVUPD   64(R8), Z1
-	VMOVUPD   576(R8), Z2
-	VMULPD    64(CX), Z1, Z3
-	VMULPD    576(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    576(CX), Z1, Z1
-	VMULPD    64(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 64(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 576(AX)
-	VMOVUPD   128(R8), Z1
-	VMOVUPD   640(R8), Z2
-	VMULPD    128(CX), Z1, Z3
-	VMULPD    640(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    640(CX), Z1, Z1
-	VMULPD    128(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 128(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 640(AX)
-	VMOVUPD   192(R8), Z1
-	VMOVUPD   704(R8), Z2
-	VMULPD    192(CX), Z1, Z3
-	VMULPD    704(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    704(CX), Z1, Z1
-	VMULPD    192(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 192(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 704(AX)
-	VMOVUPD   256(R8), Z1
-	VMOVUPD   768(R8), Z2
-	VMULPD    256(CX), Z1, Z3
-	VMULPD    768(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    768(CX), Z1, Z1
-	VMULPD    256(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 256(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 768(AX)
-	VMOVUPD   320(R8), Z1
-	VMOVUPD   832(R8), Z2
-	VMULPD    320(CX), Z1, Z3
-	VMULPD    832(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    832(CX), Z1, Z1
-	VMULPD    320(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 320(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 832(AX)
-	VMOVUPD   384(R8), Z1
-	VMOVUPD   896(R8), Z2
-	VMULPD    384(CX), Z1, Z3
-	VMULPD    896(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    896(CX), Z1, Z1
-	VMULPD    384(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 384(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 896(AX)
-	VMOVUPD   448(R8), Z1
-	VMOVUPD   960(R8), Z2
-	VMULPD    448(CX), Z1, Z3
-	VMULPD    960(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    960(CX), Z1, Z1
-	VMULPD    448(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 448(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 960(AX)
-	ADDQ      $0x00000400, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token319
-
-combine_done318:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 512(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 512(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 512(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 512(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 576(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 576(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 576(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 576(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 640(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 640(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 640(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 640(AX)
-	VMOVUPD 192(CX), Z0
-	VMOVUPD 704(CX), Z1
-	VMOVUPD 192(DX), Z2
-	VMOVUPD 704(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 192(BX), Z0
-	VMOVUPD 704(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 192(AX)
-	VMOVUPD Z0, 704(AX)
-	VMOVUPD 256(CX), Z0
-	VMOVUPD 768(CX), Z1
-	VMOVUPD 256(DX), Z2
-	VMOVUPD 768(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 256(BX), Z0
-	VMOVUPD 768(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 256(AX)
-	VMOVUPD Z0, 768(AX)
-	VMOVUPD 320(CX), Z0
-	VMOVUPD 832(CX), Z1
-	VMOVUPD 320(DX), Z2
-	VMOVUPD 832(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 320(BX), Z0
-	VMOVUPD 832(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 320(AX)
-	VMOVUPD Z0, 832(AX)
-	VMOVUPD 384(CX), Z0
-	VMOVUPD 896(CX), Z1
-	VMOVUPD 384(DX), Z2
-	VMOVUPD 896(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 384(BX), Z0
-	VMOVUPD 896(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 384(AX)
-	VMOVUPD Z0, 896(AX)
-	VMOVUPD 448(CX), Z0
-	VMOVUPD 960(CX), Z1
-	VMOVUPD 448(DX), Z2
-	VMOVUPD 960(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 448(BX), Z0
-	VMOVUPD 960(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 448(AX)
-	VMOVUPD Z0, 960(AX)
+rope_tokens_done309:
+rope_done290:
 	VZEROUPPER
 	RET
 
@@ -8812,11 +7922,11 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done320
+	JZ      far_done316
 	VMOVUPS far_dup16_0<>+0(SB), Z0
 	VMOVUPS far_dup16_1<>+0(SB), Z1
 
-far_token321:
+far_token317:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -8970,9 +8080,9 @@ far_token321:
 	ADDQ    $0x00000400, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token321
+	JNZ     far_token317
 
-far_done320:
+far_done316:
 	VZEROUPPER
 	RET
 
@@ -8992,13 +8102,13 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done322
+	JZ    scale16_done318
 	TESTQ BX, BX
-	JZ    scale16_done322
+	JZ    scale16_done318
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token323:
+scale16_token319:
 	VBROADCASTSS (CX), Z0
 	VBROADCASTSS c32_00400000<>+0(SB), Z1
 	VORPS        Z0, Z1, Z1
@@ -9009,9 +8119,9 @@ scale16_token323:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop324:
+scale16_loop320:
 	CMPQ        R8, $0x00000040
-	JB          scale16_loop_end325
+	JB          scale16_loop_end321
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -9050,12 +8160,12 @@ scale16_loop324:
 	VPMOVDW     Z2, 96(DI)
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000040, R8
-	JMP         scale16_loop324
+	JMP         scale16_loop320
 
-scale16_loop_end325:
-scale16_loop326:
+scale16_loop_end321:
+scale16_loop322:
 	CMPQ        R8, $0x00000010
-	JB          scale16_loop_end327
+	JB          scale16_loop_end323
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -9067,11 +8177,11 @@ scale16_loop326:
 	VPMOVDW     Z2, (DI)
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000010, R8
-	JMP         scale16_loop326
+	JMP         scale16_loop322
 
-scale16_loop_end327:
+scale16_loop_end323:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail328
+	JZ          scale16_tail324
 	VMOVDQU16.Z (DI), K1, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -9084,9 +8194,9 @@ scale16_loop_end327:
 	VPMOVDW     Z2, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail328:
+scale16_tail324:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail329
+	JZ          scale16_tail325
 	VMOVDQU16.Z (DI), K2, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -9099,9 +8209,9 @@ scale16_tail328:
 	VPMOVDW     Z2, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail329:
+scale16_tail325:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail330
+	JZ          scale16_tail326
 	VMOVDQU16.Z (DI), K3, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -9114,9 +8224,9 @@ scale16_tail329:
 	VPMOVDW     Z2, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail330:
+scale16_tail326:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail331
+	JZ          scale16_tail327
 	VMOVDQU16.Z (DI), K4, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -9129,13 +8239,13 @@ scale16_tail330:
 	VPMOVDW     Z0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail331:
+scale16_tail327:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token323
+	JNZ  scale16_token319
 
-scale16_done322:
+scale16_done318:
 	VZEROUPPER
 	RET
 
@@ -9149,23 +8259,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups332
+	JNE   kv_groups328
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows333:
+s1_rows329:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done334
+	JL   s1_rows_done330
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys335:
+s1_keys331:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done336
+	JL            s1_keys_done332
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -9412,13 +8522,13 @@ s1_keys335:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys335
+	JMP           s1_keys331
 
-s1_keys_done336:
+s1_keys_done332:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done338
+	JZ    s1_key_tail_done334
 
-s1_key_tail337:
+s1_key_tail333:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9527,29 +8637,29 @@ s1_key_tail337:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail337
+	JNZ           s1_key_tail333
 
-s1_key_tail_done338:
+s1_key_tail_done334:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows333
+	JMP  s1_rows329
 
-s1_rows_done334:
+s1_rows_done330:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done340
+	JZ    s1_row_tail_done336
 
-s1_row_tail339:
+s1_row_tail335:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done342
+	JZ    s1_row_tail_key_done338
 
-s1_row_tail_key341:
+s1_row_tail_key337:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -9579,40 +8689,40 @@ s1_row_tail_key341:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key341
+	JNZ           s1_row_tail_key337
 
-s1_row_tail_key_done342:
+s1_row_tail_key_done338:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail339
+	JNZ  s1_row_tail335
 
-s1_row_tail_done340:
+s1_row_tail_done336:
 	VZEROUPPER
 	RET
 
-kv_groups332:
+kv_groups328:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key343
+	JNZ   kv_by_key339
 
-kb_keys344:
+kb_keys340:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done345
+	JL    kb_keys_done341
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done347
+	JZ    kb_query_done343
 
-kb_query346:
+kb_query342:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done349
+	JZ    kb_group_done345
 
-kb_group348:
+kb_group344:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9651,7 +8761,7 @@ kb_group348:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows350:
+kb_rows346:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -9901,42 +9011,42 @@ kb_rows350:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows350
+	JNZ           kb_rows346
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group348
+	JNZ           kb_group344
 
-kb_group_done349:
+kb_group_done345:
 	DECQ R11
-	JNZ  kb_query346
+	JNZ  kb_query342
 
-kb_query_done347:
+kb_query_done343:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys344
+	JMP  kb_keys340
 
-kb_keys_done345:
-kv_by_key343:
+kb_keys_done341:
+kv_by_key339:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done352
+	JZ     kv_key_done348
 
-kv_key351:
+kv_key347:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done354
+	JZ    kv_query_done350
 
-kv_query353:
+kv_query349:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done356
+	JZ    kv_group_done352
 
-kv_group355:
+kv_group351:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9955,9 +9065,9 @@ kv_group355:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done358
+	JZ         kv_head_done354
 
-kv_head357:
+kv_head353:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -9979,24 +9089,24 @@ kv_head357:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head357
+	JNZ           kv_head353
 
-kv_head_done358:
+kv_head_done354:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group355
+	JNZ  kv_group351
 
-kv_group_done356:
+kv_group_done352:
 	DECQ R11
-	JNZ  kv_query353
+	JNZ  kv_query349
 
-kv_query_done354:
+kv_query_done350:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key351
+	JNZ  kv_key347
 
-kv_key_done352:
+kv_key_done348:
 	VZEROUPPER
 	RET
 
@@ -10010,7 +9120,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups359
+	JNE   kv_groups355
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -10018,9 +9128,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done361
+	JZ    v1_row_done357
 
-v1_row360:
+v1_row356:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10042,12 +9152,12 @@ v1_row360:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done363
+	JZ           v1_key_done359
 
-v1_key362:
+v1_key358:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero364
+	JZ           v1_zero360
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -10058,13 +9168,13 @@ v1_key362:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero364:
+v1_zero360:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key362
+	JNZ  v1_key358
 
-v1_key_done363:
+v1_key_done359:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -10077,22 +9187,22 @@ v1_key_done363:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row360
+	JNZ     v1_row356
 
-v1_row_done361:
+v1_row_done357:
 	VZEROUPPER
 	RET
 
-kv_groups359:
+kv_groups355:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done366
+	JZ    kv_rescale_done362
 
-kv_rescale365:
+kv_rescale361:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10121,28 +9231,28 @@ kv_rescale365:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale365
+	JNZ          kv_rescale361
 
-kv_rescale_done366:
+kv_rescale_done362:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys367:
+vb_keys363:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done368
+	JL    vb_keys_done364
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done370
+	JZ    vb_query_done366
 
-vb_query369:
+vb_query365:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done372
+	JZ    vb_group_done368
 
-vb_group371:
+vb_group367:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -10181,9 +9291,9 @@ vb_group371:
 	PREFETCHT1 448(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row373
+	JNZ        vb_by_row369
 
-vb_rows375:
+vb_rows371:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10206,28 +9316,73 @@ vb_rows375:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero376
+	JZ           vh_zero372
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero376:
+vh_zero372:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero377
+	JZ           vh_zero373
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero377:
+vh_zero373:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero378
+	JZ           vh_zero374
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero374:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero375
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero375:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero376
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero376:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero377
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero377:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero378
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10235,44 +9390,44 @@ vh_zero377:
 
 vh_zero378:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero379
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero379:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero380
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero380:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero381
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero381:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero382
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10280,44 +9435,44 @@ vh_zero381:
 
 vh_zero382:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero383
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero383:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero384
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero384:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero385
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero385:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero386
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10325,61 +9480,16 @@ vh_zero385:
 
 vh_zero386:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero387
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero387:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero388
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero388:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero389
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero389:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero390
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero390:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero391
+	JZ           vh_zero387
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero391:
+vh_zero387:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -10418,28 +9528,73 @@ vh_zero391:
 	VMOVUPS      448(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero392
+	JZ           vh_zero388
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero392:
+vh_zero388:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero393
+	JZ           vh_zero389
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero393:
+vh_zero389:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero394
+	JZ           vh_zero390
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero390:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero391
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero391:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero392
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero392:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero393
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero393:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero394
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10447,44 +9602,44 @@ vh_zero393:
 
 vh_zero394:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero395
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero395:
-	VMOVUPS      256(R9)(DX*1), Z16
-	VMOVUPS      320(R9)(DX*1), Z17
-	VMOVUPS      384(R9)(DX*1), Z18
-	VMOVUPS      448(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      256(R9)(DX*2), Z16
+	VMOVUPS      320(R9)(DX*2), Z17
+	VMOVUPS      384(R9)(DX*2), Z18
+	VMOVUPS      448(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero396
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero396:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero397
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero397:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero398
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10492,44 +9647,44 @@ vh_zero397:
 
 vh_zero398:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero399
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero399:
-	VMOVUPS      256(R9)(DX*2), Z16
-	VMOVUPS      320(R9)(DX*2), Z17
-	VMOVUPS      384(R9)(DX*2), Z18
-	VMOVUPS      448(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      256(R9)(R10*1), Z16
+	VMOVUPS      320(R9)(R10*1), Z17
+	VMOVUPS      384(R9)(R10*1), Z18
+	VMOVUPS      448(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero400
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero400:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero401
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero401:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero402
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -10537,61 +9692,16 @@ vh_zero401:
 
 vh_zero402:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero403
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero403:
-	VMOVUPS      256(R9)(R10*1), Z16
-	VMOVUPS      320(R9)(R10*1), Z17
-	VMOVUPS      384(R9)(R10*1), Z18
-	VMOVUPS      448(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero404
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero404:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero405
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero405:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero406
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero406:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero407
+	JZ           vh_zero403
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero407:
+vh_zero403:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -10614,15 +9724,15 @@ vh_zero407:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows375
-	JMP     vb_group_next374
+	JNZ     vb_rows371
+	JMP     vb_group_next370
 
-vb_by_row373:
+vb_by_row369:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done409
+	JZ    vb_head_done405
 
-vb_head408:
+vb_head404:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10633,7 +9743,7 @@ vb_head408:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero410
+	JZ           vb_zero406
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -10644,10 +9754,10 @@ vb_head408:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero410:
+vb_zero406:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero411
+	JZ           vb_zero407
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -10658,10 +9768,10 @@ vb_zero410:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero411:
+vb_zero407:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero412
+	JZ           vb_zero408
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R9)(DX*2), Z8, Z0
 	VFMADD231PS  64(R9)(DX*2), Z8, Z1
@@ -10672,10 +9782,10 @@ vb_zero411:
 	VFMADD231PS  384(R9)(DX*2), Z8, Z6
 	VFMADD231PS  448(R9)(DX*2), Z8, Z7
 
-vb_zero412:
+vb_zero408:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero413
+	JZ           vb_zero409
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R9)(R10*1), Z8, Z0
 	VFMADD231PS  64(R9)(R10*1), Z8, Z1
@@ -10686,7 +9796,7 @@ vb_zero412:
 	VFMADD231PS  384(R9)(R10*1), Z8, Z6
 	VFMADD231PS  448(R9)(R10*1), Z8, Z7
 
-vb_zero413:
+vb_zero409:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -10698,44 +9808,44 @@ vb_zero413:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head408
+	JNZ     vb_head404
 
-vb_head_done409:
-vb_group_next374:
+vb_head_done405:
+vb_group_next370:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  vb_group371
+	JNZ  vb_group367
 
-vb_group_done372:
+vb_group_done368:
 	DECQ R11
-	JNZ  vb_query369
+	JNZ  vb_query365
 
-vb_query_done370:
+vb_query_done366:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys367
+	JMP  vb_keys363
 
-vb_keys_done368:
+vb_keys_done364:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done415
+	JZ     kv_key_done411
 
-kv_key414:
+kv_key410:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done417
+	JZ    kv_query_done413
 
-kv_query416:
+kv_query412:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done419
+	JZ    kv_group_done415
 
-kv_group418:
+kv_group414:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10754,12 +9864,12 @@ kv_group418:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done421
+	JZ         kv_head_done417
 
-kv_head420:
+kv_head416:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero422
+	JZ           kv_zero418
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -10786,28 +9896,28 @@ kv_head420:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero422:
+kv_zero418:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head420
+	JNZ  kv_head416
 
-kv_head_done421:
+kv_head_done417:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group418
+	JNZ  kv_group414
 
-kv_group_done419:
+kv_group_done415:
 	DECQ R12
-	JNZ  kv_query416
+	JNZ  kv_query412
 
-kv_query_done417:
+kv_query_done413:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key414
+	JNZ  kv_key410
 
-kv_key_done415:
+kv_key_done411:
 	VZEROUPPER
 	RET
 
@@ -10820,9 +9930,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop424:
+loop420:
 	CMPQ    CX, $0x00000020
-	JB      loop_end425
+	JB      loop_end421
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -10833,23 +9943,23 @@ loop424:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop424
+	JMP     loop420
 
-loop_end425:
-loop426:
+loop_end421:
+loop422:
 	CMPQ    CX, $0x00000010
-	JB      loop_end427
+	JB      loop_end423
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop426
+	JMP     loop422
 
-loop_end427:
+loop_end423:
 	TESTQ     CX, CX
-	JZ        loop_done423
+	JZ        loop_done419
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -10857,7 +9967,7 @@ loop_end427:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done423:
+loop_done419:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -10867,10 +9977,10 @@ loop_done423:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store428
+	JZ            max_store424
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store428:
+max_store424:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -10897,9 +10007,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop430:
+loop426:
 	CMPQ         CX, $0x00000010
-	JB           loop_end431
+	JB           loop_end427
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -10921,11 +10031,11 @@ loop430:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop430
+	JMP          loop426
 
-loop_end431:
+loop_end427:
 	TESTQ        CX, CX
-	JZ           loop_done429
+	JZ           loop_done425
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -10949,7 +10059,7 @@ loop_end431:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done429:
+loop_done425:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -10977,9 +10087,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop432:
+widen_loop428:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end433
+	JB        widen_loop_end429
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -10995,23 +10105,23 @@ widen_loop432:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop432
+	JMP       widen_loop428
 
-widen_loop_end433:
-widen_loop434:
+widen_loop_end429:
+widen_loop430:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end435
+	JB        widen_loop_end431
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop434
+	JMP       widen_loop430
 
-widen_loop_end435:
+widen_loop_end431:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail436
+	JZ          widen_tail432
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11019,9 +10129,9 @@ widen_loop_end435:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail436:
+widen_tail432:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail437
+	JZ          widen_tail433
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11029,9 +10139,9 @@ widen_tail436:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail437:
+widen_tail433:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail438
+	JZ          widen_tail434
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11039,9 +10149,9 @@ widen_tail437:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail438:
+widen_tail434:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail439
+	JZ          widen_tail435
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -11049,7 +10159,7 @@ widen_tail438:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail439:
+widen_tail435:
 	VZEROUPPER
 	RET
 
@@ -11065,23 +10175,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups440
+	JNE   kv_groups436
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows441:
+s1_rows437:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done442
+	JL   s1_rows_done438
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys443:
+s1_keys439:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done444
+	JL            s1_keys_done440
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -11328,13 +10438,13 @@ s1_keys443:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys443
+	JMP           s1_keys439
 
-s1_keys_done444:
+s1_keys_done440:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done446
+	JZ    s1_key_tail_done442
 
-s1_key_tail445:
+s1_key_tail441:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -11475,29 +10585,29 @@ s1_key_tail445:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail445
+	JNZ           s1_key_tail441
 
-s1_key_tail_done446:
+s1_key_tail_done442:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows441
+	JMP  s1_rows437
 
-s1_rows_done442:
+s1_rows_done438:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done448
+	JZ    s1_row_tail_done444
 
-s1_row_tail447:
+s1_row_tail443:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done450
+	JZ    s1_row_tail_key_done446
 
-s1_row_tail_key449:
+s1_row_tail_key445:
 	VMOVUPS       (SI), Z0
 	VPSLLD        $0x10, (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -11535,40 +10645,40 @@ s1_row_tail_key449:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key449
+	JNZ           s1_row_tail_key445
 
-s1_row_tail_key_done450:
+s1_row_tail_key_done446:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail447
+	JNZ  s1_row_tail443
 
-s1_row_tail_done448:
+s1_row_tail_done444:
 	VZEROUPPER
 	RET
 
-kv_groups440:
+kv_groups436:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key451
+	JNZ   kv_by_key447
 
-kb_keys452:
+kb_keys448:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done453
+	JL    kb_keys_done449
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done455
+	JZ    kb_query_done451
 
-kb_query454:
+kb_query450:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done457
+	JZ    kb_group_done453
 
-kb_group456:
+kb_group452:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -11591,7 +10701,7 @@ kb_group456:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows458:
+kb_rows454:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -11841,42 +10951,42 @@ kb_rows458:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows458
+	JNZ           kb_rows454
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group456
+	JNZ           kb_group452
 
-kb_group_done457:
+kb_group_done453:
 	DECQ R11
-	JNZ  kb_query454
+	JNZ  kb_query450
 
-kb_query_done455:
+kb_query_done451:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys452
+	JMP  kb_keys448
 
-kb_keys_done453:
-kv_by_key451:
+kb_keys_done449:
+kv_by_key447:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done460
+	JZ     kv_key_done456
 
-kv_key459:
+kv_key455:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done462
+	JZ    kv_query_done458
 
-kv_query461:
+kv_query457:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done464
+	JZ    kv_group_done460
 
-kv_group463:
+kv_group459:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -11891,9 +11001,9 @@ kv_group463:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done466
+	JZ          kv_head_done462
 
-kv_head465:
+kv_head461:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -11915,24 +11025,24 @@ kv_head465:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head465
+	JNZ           kv_head461
 
-kv_head_done466:
+kv_head_done462:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group463
+	JNZ  kv_group459
 
-kv_group_done464:
+kv_group_done460:
 	DECQ R11
-	JNZ  kv_query461
+	JNZ  kv_query457
 
-kv_query_done462:
+kv_query_done458:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key459
+	JNZ  kv_key455
 
-kv_key_done460:
+kv_key_done456:
 	VZEROUPPER
 	RET
 
@@ -11948,7 +11058,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups467
+	JNE   kv_groups463
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -11956,9 +11066,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done469
+	JZ    v1_row_done465
 
-v1_row468:
+v1_row464:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -11980,12 +11090,12 @@ v1_row468:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done471
+	JZ           v1_key_done467
 
-v1_key470:
+v1_key466:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero472
+	JZ           v1_zero468
 	VBROADCASTSS (R10), Z0
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -12004,13 +11114,13 @@ v1_key470:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero472:
+v1_zero468:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key470
+	JNZ  v1_key466
 
-v1_key_done471:
+v1_key_done467:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -12023,22 +11133,22 @@ v1_key_done471:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row468
+	JNZ     v1_row464
 
-v1_row_done469:
+v1_row_done465:
 	VZEROUPPER
 	RET
 
-kv_groups467:
+kv_groups463:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done474
+	JZ    kv_rescale_done470
 
-kv_rescale473:
+kv_rescale469:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -12067,28 +11177,28 @@ kv_rescale473:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale473
+	JNZ          kv_rescale469
 
-kv_rescale_done474:
+kv_rescale_done470:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys475:
+vb_keys471:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done476
+	JL    vb_keys_done472
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done478
+	JZ    vb_query_done474
 
-vb_query477:
+vb_query473:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done480
+	JZ    vb_group_done476
 
-vb_group479:
+vb_group475:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	PREFETCHT1 64(R10)(DX*8)
@@ -12132,9 +11242,9 @@ vb_group479:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row481
+	JNZ        vb_by_row477
 
-vb_rows483:
+vb_rows479:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -12157,28 +11267,73 @@ vb_rows483:
 	VMOVDQU16.Z  64(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero484
+	JZ           vh_zero480
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero484:
+vh_zero480:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero485
+	JZ           vh_zero481
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero485:
+vh_zero481:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero486
+	JZ           vh_zero482
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero482:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero483
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero483:
+	VPSLLD       $0x10, (R9)(DX*1), Z16
+	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*1), Z18
+	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero484
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero484:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero485
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero485:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero486
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12186,44 +11341,44 @@ vh_zero485:
 
 vh_zero486:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero487
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero487:
-	VPSLLD       $0x10, (R9)(DX*1), Z16
-	VMOVDQU16.Z  (R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*1), Z18
-	VMOVDQU16.Z  64(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, (R9)(DX*2), Z16
+	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R9)(DX*2), Z18
+	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero488
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero488:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero489
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero489:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero490
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12231,44 +11386,44 @@ vh_zero489:
 
 vh_zero490:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero491
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero491:
-	VPSLLD       $0x10, (R9)(DX*2), Z16
-	VMOVDQU16.Z  (R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R9)(DX*2), Z18
-	VMOVDQU16.Z  64(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, (R9)(R11*1), Z16
+	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R9)(R11*1), Z18
+	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero492
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero492:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero493
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero493:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero494
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12276,44 +11431,44 @@ vh_zero493:
 
 vh_zero494:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero495
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero495:
-	VPSLLD       $0x10, (R9)(R11*1), Z16
-	VMOVDQU16.Z  (R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R9)(R11*1), Z18
-	VMOVDQU16.Z  64(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, (R10), Z16
+	VMOVDQU16.Z  (R10), K1, Z17
+	VPSLLD       $0x10, 64(R10), Z18
+	VMOVDQU16.Z  64(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero496
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero496:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero497
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero497:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero498
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12321,44 +11476,44 @@ vh_zero497:
 
 vh_zero498:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero499
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero499:
-	VPSLLD       $0x10, (R10), Z16
-	VMOVDQU16.Z  (R10), K1, Z17
-	VPSLLD       $0x10, 64(R10), Z18
-	VMOVDQU16.Z  64(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, (R10)(DX*1), Z16
+	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*1), Z18
+	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero500
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero500:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero501
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero501:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero502
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12366,44 +11521,44 @@ vh_zero501:
 
 vh_zero502:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero503
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero503:
-	VPSLLD       $0x10, (R10)(DX*1), Z16
-	VMOVDQU16.Z  (R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*1), Z18
-	VMOVDQU16.Z  64(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, (R10)(DX*2), Z16
+	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 64(R10)(DX*2), Z18
+	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero504
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero504:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero505
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero505:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero506
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12411,44 +11566,44 @@ vh_zero505:
 
 vh_zero506:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero507
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero507:
-	VPSLLD       $0x10, (R10)(DX*2), Z16
-	VMOVDQU16.Z  (R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 64(R10)(DX*2), Z18
-	VMOVDQU16.Z  64(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, (R10)(R11*1), Z16
+	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 64(R10)(R11*1), Z18
+	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero508
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero508:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero509
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero509:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero510
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12456,61 +11611,16 @@ vh_zero509:
 
 vh_zero510:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero511
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero511:
-	VPSLLD       $0x10, (R10)(R11*1), Z16
-	VMOVDQU16.Z  (R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 64(R10)(R11*1), Z18
-	VMOVDQU16.Z  64(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero512
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero512:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero513
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero513:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero514
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero514:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero515
+	JZ           vh_zero511
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero515:
+vh_zero511:
 	VMOVUPS      Z0, (DI)
 	VMOVUPS      Z1, 64(DI)
 	VMOVUPS      Z2, 128(DI)
@@ -12549,28 +11659,73 @@ vh_zero515:
 	VMOVDQU16.Z  192(R9), K1, Z19
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero516
+	JZ           vh_zero512
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero516:
+vh_zero512:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero517
+	JZ           vh_zero513
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero517:
+vh_zero513:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero518
+	JZ           vh_zero514
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero514:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero515
+	VBROADCASTSS (R8)(BP*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero515:
+	VPSLLD       $0x10, 128(R9)(DX*1), Z16
+	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*1), Z18
+	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero516
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero516:
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero517
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero517:
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero518
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12578,44 +11733,44 @@ vh_zero517:
 
 vh_zero518:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         (R8)(BP*1), R15
+	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero519
-	VBROADCASTSS (R8)(BP*1), Z20
+	VBROADCASTSS 4(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero519:
-	VPSLLD       $0x10, 128(R9)(DX*1), Z16
-	VMOVDQU16.Z  128(R9)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*1), Z18
-	VMOVDQU16.Z  192(R9)(DX*1), K1, Z19
-	MOVL         4(R8), R15
+	VPSLLD       $0x10, 128(R9)(DX*2), Z16
+	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R9)(DX*2), Z18
+	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
+	MOVL         8(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero520
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero520:
-	MOVL         4(R8)(BX*1), R15
+	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero521
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero521:
-	MOVL         4(R8)(BX*2), R15
+	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero522
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12623,44 +11778,44 @@ vh_zero521:
 
 vh_zero522:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         4(R8)(BP*1), R15
+	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero523
-	VBROADCASTSS 4(R8)(BP*1), Z20
+	VBROADCASTSS 8(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero523:
-	VPSLLD       $0x10, 128(R9)(DX*2), Z16
-	VMOVDQU16.Z  128(R9)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R9)(DX*2), Z18
-	VMOVDQU16.Z  192(R9)(DX*2), K1, Z19
-	MOVL         8(R8), R15
+	VPSLLD       $0x10, 128(R9)(R11*1), Z16
+	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R9)(R11*1), Z18
+	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
+	MOVL         12(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero524
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero524:
-	MOVL         8(R8)(BX*1), R15
+	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero525
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero525:
-	MOVL         8(R8)(BX*2), R15
+	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero526
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12668,44 +11823,44 @@ vh_zero525:
 
 vh_zero526:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         8(R8)(BP*1), R15
+	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero527
-	VBROADCASTSS 8(R8)(BP*1), Z20
+	VBROADCASTSS 12(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero527:
-	VPSLLD       $0x10, 128(R9)(R11*1), Z16
-	VMOVDQU16.Z  128(R9)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R9)(R11*1), Z18
-	VMOVDQU16.Z  192(R9)(R11*1), K1, Z19
-	MOVL         12(R8), R15
+	VPSLLD       $0x10, 128(R10), Z16
+	VMOVDQU16.Z  128(R10), K1, Z17
+	VPSLLD       $0x10, 192(R10), Z18
+	VMOVDQU16.Z  192(R10), K1, Z19
+	MOVL         16(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero528
-	VBROADCASTSS 12(R8), Z20
+	VBROADCASTSS 16(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero528:
-	MOVL         12(R8)(BX*1), R15
+	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero529
-	VBROADCASTSS 12(R8)(BX*1), Z20
+	VBROADCASTSS 16(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero529:
-	MOVL         12(R8)(BX*2), R15
+	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero530
-	VBROADCASTSS 12(R8)(BX*2), Z20
+	VBROADCASTSS 16(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12713,44 +11868,44 @@ vh_zero529:
 
 vh_zero530:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         12(R8)(BP*1), R15
+	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero531
-	VBROADCASTSS 12(R8)(BP*1), Z20
+	VBROADCASTSS 16(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero531:
-	VPSLLD       $0x10, 128(R10), Z16
-	VMOVDQU16.Z  128(R10), K1, Z17
-	VPSLLD       $0x10, 192(R10), Z18
-	VMOVDQU16.Z  192(R10), K1, Z19
-	MOVL         16(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*1), Z16
+	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*1), Z18
+	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
+	MOVL         20(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero532
-	VBROADCASTSS 16(R8), Z20
+	VBROADCASTSS 20(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero532:
-	MOVL         16(R8)(BX*1), R15
+	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero533
-	VBROADCASTSS 16(R8)(BX*1), Z20
+	VBROADCASTSS 20(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero533:
-	MOVL         16(R8)(BX*2), R15
+	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero534
-	VBROADCASTSS 16(R8)(BX*2), Z20
+	VBROADCASTSS 20(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12758,44 +11913,44 @@ vh_zero533:
 
 vh_zero534:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         16(R8)(BP*1), R15
+	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero535
-	VBROADCASTSS 16(R8)(BP*1), Z20
+	VBROADCASTSS 20(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero535:
-	VPSLLD       $0x10, 128(R10)(DX*1), Z16
-	VMOVDQU16.Z  128(R10)(DX*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*1), Z18
-	VMOVDQU16.Z  192(R10)(DX*1), K1, Z19
-	MOVL         20(R8), R15
+	VPSLLD       $0x10, 128(R10)(DX*2), Z16
+	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
+	VPSLLD       $0x10, 192(R10)(DX*2), Z18
+	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
+	MOVL         24(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero536
-	VBROADCASTSS 20(R8), Z20
+	VBROADCASTSS 24(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero536:
-	MOVL         20(R8)(BX*1), R15
+	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero537
-	VBROADCASTSS 20(R8)(BX*1), Z20
+	VBROADCASTSS 24(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero537:
-	MOVL         20(R8)(BX*2), R15
+	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero538
-	VBROADCASTSS 20(R8)(BX*2), Z20
+	VBROADCASTSS 24(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12803,44 +11958,44 @@ vh_zero537:
 
 vh_zero538:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         20(R8)(BP*1), R15
+	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero539
-	VBROADCASTSS 20(R8)(BP*1), Z20
+	VBROADCASTSS 24(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero539:
-	VPSLLD       $0x10, 128(R10)(DX*2), Z16
-	VMOVDQU16.Z  128(R10)(DX*2), K1, Z17
-	VPSLLD       $0x10, 192(R10)(DX*2), Z18
-	VMOVDQU16.Z  192(R10)(DX*2), K1, Z19
-	MOVL         24(R8), R15
+	VPSLLD       $0x10, 128(R10)(R11*1), Z16
+	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
+	VPSLLD       $0x10, 192(R10)(R11*1), Z18
+	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
+	MOVL         28(R8), R15
 	TESTL        R15, R15
 	JZ           vh_zero540
-	VBROADCASTSS 24(R8), Z20
+	VBROADCASTSS 28(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero540:
-	MOVL         24(R8)(BX*1), R15
+	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
 	JZ           vh_zero541
-	VBROADCASTSS 24(R8)(BX*1), Z20
+	VBROADCASTSS 28(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero541:
-	MOVL         24(R8)(BX*2), R15
+	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
 	JZ           vh_zero542
-	VBROADCASTSS 24(R8)(BX*2), Z20
+	VBROADCASTSS 28(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -12848,61 +12003,16 @@ vh_zero541:
 
 vh_zero542:
 	LEAQ         (BX)(BX*2), BP
-	MOVL         24(R8)(BP*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero543
-	VBROADCASTSS 24(R8)(BP*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero543:
-	VPSLLD       $0x10, 128(R10)(R11*1), Z16
-	VMOVDQU16.Z  128(R10)(R11*1), K1, Z17
-	VPSLLD       $0x10, 192(R10)(R11*1), Z18
-	VMOVDQU16.Z  192(R10)(R11*1), K1, Z19
-	MOVL         28(R8), R15
-	TESTL        R15, R15
-	JZ           vh_zero544
-	VBROADCASTSS 28(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero544:
-	MOVL         28(R8)(BX*1), R15
-	TESTL        R15, R15
-	JZ           vh_zero545
-	VBROADCASTSS 28(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero545:
-	MOVL         28(R8)(BX*2), R15
-	TESTL        R15, R15
-	JZ           vh_zero546
-	VBROADCASTSS 28(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero546:
-	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero547
+	JZ           vh_zero543
 	VBROADCASTSS 28(R8)(BP*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero547:
+vh_zero543:
 	VMOVUPS Z0, 256(DI)
 	VMOVUPS Z1, 320(DI)
 	VMOVUPS Z2, 384(DI)
@@ -12925,15 +12035,15 @@ vh_zero547:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows483
-	JMP     vb_group_next482
+	JNZ     vb_rows479
+	JMP     vb_group_next478
 
-vb_by_row481:
+vb_by_row477:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done549
+	JZ    vb_head_done545
 
-vb_head548:
+vb_head544:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -12944,7 +12054,7 @@ vb_head548:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero550
+	JZ           vb_zero546
 	VBROADCASTSS (R8), Z8
 	VPSLLD       $0x10, (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12963,10 +12073,10 @@ vb_head548:
 	VMOVDQU16.Z  192(R9), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero550:
+vb_zero546:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero551
+	JZ           vb_zero547
 	VBROADCASTSS 4(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -12985,10 +12095,10 @@ vb_zero550:
 	VMOVDQU16.Z  192(R9)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero551:
+vb_zero547:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero552
+	JZ           vb_zero548
 	VBROADCASTSS 8(R8), Z8
 	VPSLLD       $0x10, (R9)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13007,10 +12117,10 @@ vb_zero551:
 	VMOVDQU16.Z  192(R9)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero552:
+vb_zero548:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero553
+	JZ           vb_zero549
 	VBROADCASTSS 12(R8), Z8
 	VPSLLD       $0x10, (R9)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13029,10 +12139,10 @@ vb_zero552:
 	VMOVDQU16.Z  192(R9)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero553:
+vb_zero549:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero554
+	JZ           vb_zero550
 	VBROADCASTSS 16(R8), Z8
 	VPSLLD       $0x10, (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13051,10 +12161,10 @@ vb_zero553:
 	VMOVDQU16.Z  192(R10), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero554:
+vb_zero550:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero555
+	JZ           vb_zero551
 	VBROADCASTSS 20(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13073,10 +12183,10 @@ vb_zero554:
 	VMOVDQU16.Z  192(R10)(DX*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero555:
+vb_zero551:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero556
+	JZ           vb_zero552
 	VBROADCASTSS 24(R8), Z8
 	VPSLLD       $0x10, (R10)(DX*2), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13095,10 +12205,10 @@ vb_zero555:
 	VMOVDQU16.Z  192(R10)(DX*2), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero556:
+vb_zero552:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero557
+	JZ           vb_zero553
 	VBROADCASTSS 28(R8), Z8
 	VPSLLD       $0x10, (R10)(R11*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -13117,7 +12227,7 @@ vb_zero556:
 	VMOVDQU16.Z  192(R10)(R11*1), K1, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero557:
+vb_zero553:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -13129,44 +12239,44 @@ vb_zero557:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head548
+	JNZ     vb_head544
 
-vb_head_done549:
-vb_group_next482:
+vb_head_done545:
+vb_group_next478:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group479
+	JNZ  vb_group475
 
-vb_group_done480:
+vb_group_done476:
 	DECQ R12
-	JNZ  vb_query477
+	JNZ  vb_query473
 
-vb_query_done478:
+vb_query_done474:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys475
+	JMP  vb_keys471
 
-vb_keys_done476:
+vb_keys_done472:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done559
+	JZ     kv_key_done555
 
-kv_key558:
+kv_key554:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done561
+	JZ    kv_query_done557
 
-kv_query560:
+kv_query556:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done563
+	JZ    kv_group_done559
 
-kv_group562:
+kv_group558:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -13181,12 +12291,12 @@ kv_group562:
 	VMOVDQU16.Z 192(R9), K1, Z7
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done565
+	JZ          kv_head_done561
 
-kv_head564:
+kv_head560:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero566
+	JZ           kv_zero562
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -13213,28 +12323,28 @@ kv_head564:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero566:
+kv_zero562:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head564
+	JNZ  kv_head560
 
-kv_head_done565:
+kv_head_done561:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group562
+	JNZ  kv_group558
 
-kv_group_done563:
+kv_group_done559:
 	DECQ R12
-	JNZ  kv_query560
+	JNZ  kv_query556
 
-kv_query_done561:
+kv_query_done557:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key558
+	JNZ  kv_key554
 
-kv_key_done559:
+kv_key_done555:
 	VZEROUPPER
 	RET
 
@@ -13244,13 +12354,13 @@ TEXT ·pairOrder16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      x_base+0(FP), AX
 	MOVQ      x_len+8(FP), CX
 	CMPQ      inverse+24(FP), $0x00
-	JNE       pair_inverse567
+	JNE       pair_inverse563
 	VMOVDQU32 pair16_even<>+0(SB), Z0
 	VMOVDQU32 pair16_odd<>+0(SB), Z1
 
-pair_fwd569:
+pair_fwd565:
 	CMPQ      CX, $0x00000080
-	JB        pair_fwd_end570
+	JB        pair_fwd_end566
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -13281,18 +12391,18 @@ pair_fwd569:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_fwd569
+	JMP       pair_fwd565
 
-pair_fwd_end570:
-	JMP pair_done568
+pair_fwd_end566:
+	JMP pair_done564
 
-pair_inverse567:
+pair_inverse563:
 	VMOVDQU32 pair16_lo<>+0(SB), Z0
 	VMOVDQU32 pair16_hi<>+0(SB), Z1
 
-pair_inv571:
+pair_inv567:
 	CMPQ      CX, $0x00000080
-	JB        pair_inv_end572
+	JB        pair_inv_end568
 	VMOVUPS   (AX), Z2
 	VMOVDQA32 Z0, Z3
 	VMOVDQA32 Z1, Z4
@@ -13323,10 +12433,10 @@ pair_inv571:
 	VMOVUPS   Z4, 448(AX)
 	ADDQ      $0x00000200, AX
 	SUBQ      $0x00000080, CX
-	JMP       pair_inv571
+	JMP       pair_inv567
 
-pair_inv_end572:
-pair_done568:
+pair_inv_end568:
+pair_done564:
 	VZEROUPPER
 	RET
 
@@ -13417,16 +12527,6 @@ DATA bf16narrow<>+29(SB)/1, $0x80
 DATA bf16narrow<>+30(SB)/1, $0x80
 DATA bf16narrow<>+31(SB)/1, $0x80
 GLOBL bf16narrow<>(SB), RODATA|NOPTR, $32
-
-DATA combine_dup8<>+0(SB)/4, $0x00000000
-DATA combine_dup8<>+4(SB)/4, $0x00000000
-DATA combine_dup8<>+8(SB)/4, $0x00000001
-DATA combine_dup8<>+12(SB)/4, $0x00000001
-DATA combine_dup8<>+16(SB)/4, $0x00000002
-DATA combine_dup8<>+20(SB)/4, $0x00000002
-DATA combine_dup8<>+24(SB)/4, $0x00000003
-DATA combine_dup8<>+28(SB)/4, $0x00000003
-GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA far_dup8_0<>+0(SB)/4, $0x00000000
 DATA far_dup8_0<>+4(SB)/4, $0x00000000
@@ -13575,24 +12675,6 @@ GLOBL c32_00000001<>(SB), RODATA|NOPTR, $4
 
 DATA c32_00007fff<>+0(SB)/4, $0x00007fff
 GLOBL c32_00007fff<>(SB), RODATA|NOPTR, $4
-
-DATA combine_dup16<>+0(SB)/4, $0x00000000
-DATA combine_dup16<>+4(SB)/4, $0x00000000
-DATA combine_dup16<>+8(SB)/4, $0x00000001
-DATA combine_dup16<>+12(SB)/4, $0x00000001
-DATA combine_dup16<>+16(SB)/4, $0x00000002
-DATA combine_dup16<>+20(SB)/4, $0x00000002
-DATA combine_dup16<>+24(SB)/4, $0x00000003
-DATA combine_dup16<>+28(SB)/4, $0x00000003
-DATA combine_dup16<>+32(SB)/4, $0x00000004
-DATA combine_dup16<>+36(SB)/4, $0x00000004
-DATA combine_dup16<>+40(SB)/4, $0x00000005
-DATA combine_dup16<>+44(SB)/4, $0x00000005
-DATA combine_dup16<>+48(SB)/4, $0x00000006
-DATA combine_dup16<>+52(SB)/4, $0x00000006
-DATA combine_dup16<>+56(SB)/4, $0x00000007
-DATA combine_dup16<>+60(SB)/4, $0x00000007
-GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA far_dup16_0<>+0(SB)/4, $0x00000000
 DATA far_dup16_0<>+4(SB)/4, $0x00000000

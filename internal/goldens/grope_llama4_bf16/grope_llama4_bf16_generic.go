@@ -18,16 +18,14 @@ func scaleRowsGeneric(x []uint16, scales []float32, rowLen int) {
 }
 
 var genericKernels = kernels{
-	combineRows: combineRowsGeneric,
-	expShift:    expShiftGeneric,
-	farRows:     farRowsGeneric,
-	hiRow:       hiRowGeneric,
-	maxRow:      maxRowGeneric,
-	rotate:      rotateGeneric,
-	scaleRows:   scaleRowsGeneric,
-	scoresKV:    scoresKVGeneric,
-	valuesKV:    valuesKVGeneric,
-	widenRow:    widenRowGeneric,
+	expShift:  expShiftGeneric,
+	farRows:   farRowsGeneric,
+	maxRow:    maxRowGeneric,
+	rotate:    rotateGeneric,
+	scaleRows: scaleRowsGeneric,
+	scoresKV:  scoresKVGeneric,
+	valuesKV:  valuesKVGeneric,
+	widenRow:  widenRowGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

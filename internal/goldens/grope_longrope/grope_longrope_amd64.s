@@ -359,170 +359,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done27
-
-combine_token28:
-	MOVLQSX     (BX), R8
-	ANDQ        DI, R8
-	IMUL3Q      $0x00000100, R8, R8
-	ADDQ        DX, R8
-	VMOVUPD     (R8), Y0
-	VMOVUPD     128(R8), Y1
-	VMULPD      (CX), Y0, Y2
-	VMULPD      128(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      128(CX), Y0, Y0
-	VMULPD      (CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     32(R8), Y0
-	VMOVUPD     160(R8), Y1
-	VMULPD      32(CX), Y0, Y2
-	VMULPD      160(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      160(CX), Y0, Y0
-	VMULPD      32(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, (AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 64(AX)
-	VMOVUPD     64(R8), Y0
-	VMOVUPD     192(R8), Y1
-	VMULPD      64(CX), Y0, Y2
-	VMULPD      192(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      192(CX), Y0, Y0
-	VMULPD      64(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X4
-	VCVTPD2PSY  Y0, X5
-	VMOVUPD     96(R8), Y0
-	VMOVUPD     224(R8), Y1
-	VMULPD      96(CX), Y0, Y2
-	VMULPD      224(CX), Y1, Y3
-	VSUBPD      Y3, Y2, Y2
-	VMULPD      224(CX), Y0, Y0
-	VMULPD      96(CX), Y1, Y1
-	VADDPD      Y1, Y0, Y0
-	VCVTPD2PSY  Y2, X1
-	VCVTPD2PSY  Y0, X0
-	VINSERTF128 $0x01, X1, Y4, Y1
-	VMOVUPS     Y1, 32(AX)
-	VINSERTF128 $0x01, X0, Y5, Y0
-	VMOVUPS     Y0, 96(AX)
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x04, BX
-	DECQ        SI
-	JNZ         combine_token28
-
-combine_done27:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 128(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 128(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 128(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 128(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 160(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 160(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 160(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 160(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 192(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 192(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 192(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 192(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 224(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 224(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 224(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 224(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -531,9 +367,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done29
+	JZ    far_done27
 
-far_token30:
+far_token28:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -607,9 +443,9 @@ far_token30:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token30
+	JNZ     far_token28
 
-far_done29:
+far_done27:
 	VZEROUPPER
 	RET
 
@@ -623,23 +459,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups31
+	JNE   kv_groups29
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows32:
+s1_rows30:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done33
+	JL   s1_rows_done31
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys34:
+s1_keys32:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done35
+	JL           s1_keys_done33
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      128(SI), Y7
@@ -712,13 +548,13 @@ s1_keys34:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys34
+	JMP          s1_keys32
 
-s1_keys_done35:
+s1_keys_done33:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done37
+	JZ    s1_key_tail_done35
 
-s1_key_tail36:
+s1_key_tail34:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -754,27 +590,27 @@ s1_key_tail36:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail36
+	JNZ          s1_key_tail34
 
-s1_key_tail_done37:
+s1_key_tail_done35:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows32
+	JMP  s1_rows30
 
-s1_rows_done33:
+s1_rows_done31:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done39
+	JZ    s1_row_tail_done37
 
-s1_row_tail38:
+s1_row_tail36:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done41
+	JZ    s1_row_tail_key_done39
 
-s1_row_tail_key40:
+s1_row_tail_key38:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -794,40 +630,40 @@ s1_row_tail_key40:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key40
+	JNZ          s1_row_tail_key38
 
-s1_row_tail_key_done41:
+s1_row_tail_key_done39:
 	ADDQ $0x00000080, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail38
+	JNZ  s1_row_tail36
 
-s1_row_tail_done39:
+s1_row_tail_done37:
 	VZEROUPPER
 	RET
 
-kv_groups31:
+kv_groups29:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key42
+	JNZ   kv_by_key40
 
-kb_keys43:
+kb_keys41:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done44
+	JL    kb_keys_done42
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done46
+	JZ    kb_query_done44
 
-kb_query45:
+kb_query43:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done48
+	JZ    kb_group_done46
 
-kb_group47:
+kb_group45:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -842,7 +678,7 @@ kb_group47:
 	PREFETCHT1 64(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows49:
+kb_rows47:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      128(DI), Y7
@@ -916,42 +752,42 @@ kb_rows49:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows49
+	JNZ          kb_rows47
 	ADDQ         $0x00000080, R9
 	DECQ         R12
-	JNZ          kb_group47
+	JNZ          kb_group45
 
-kb_group_done48:
+kb_group_done46:
 	DECQ R11
-	JNZ  kb_query45
+	JNZ  kb_query43
 
-kb_query_done46:
+kb_query_done44:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys43
+	JMP  kb_keys41
 
-kb_keys_done44:
-kv_by_key42:
+kb_keys_done42:
+kv_by_key40:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done51
+	JZ     kv_key_done49
 
-kv_key50:
+kv_key48:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done53
+	JZ    kv_query_done51
 
-kv_query52:
+kv_query50:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done55
+	JZ    kv_group_done53
 
-kv_group54:
+kv_group52:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Y0
@@ -960,9 +796,9 @@ kv_group54:
 	VMOVUPS    96(R9), Y3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done57
+	JZ         kv_head_done55
 
-kv_head56:
+kv_head54:
 	VMULPS       (SI), Y0, Y4
 	VMULPS       32(SI), Y1, Y5
 	VFMADD231PS  64(SI), Y2, Y4
@@ -978,24 +814,24 @@ kv_head56:
 	ADDQ         $0x00000080, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head56
+	JNZ          kv_head54
 
-kv_head_done57:
+kv_head_done55:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  kv_group54
+	JNZ  kv_group52
 
-kv_group_done55:
+kv_group_done53:
 	DECQ R11
-	JNZ  kv_query52
+	JNZ  kv_query50
 
-kv_query_done53:
+kv_query_done51:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key50
+	JNZ  kv_key48
 
-kv_key_done51:
+kv_key_done49:
 	VZEROUPPER
 	RET
 
@@ -1009,7 +845,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups58
+	JNE   kv_groups56
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1017,9 +853,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done60
+	JZ    v1_row_done58
 
-v1_row59:
+v1_row57:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1033,25 +869,25 @@ v1_row59:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done62
+	JZ           v1_key_done60
 
-v1_key61:
+v1_key59:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero63
+	JZ           v1_zero61
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
 	VFMADD231PS  64(R9), Y0, Y3
 	VFMADD231PS  96(R9), Y0, Y4
 
-v1_zero63:
+v1_zero61:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key61
+	JNZ  v1_key59
 
-v1_key_done62:
+v1_key_done60:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1060,22 +896,22 @@ v1_key_done62:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row59
+	JNZ     v1_row57
 
-v1_row_done60:
+v1_row_done58:
 	VZEROUPPER
 	RET
 
-kv_groups58:
+kv_groups56:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done65
+	JZ    kv_rescale_done63
 
-kv_rescale64:
+kv_rescale62:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1092,28 +928,28 @@ kv_rescale64:
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale64
+	JNZ          kv_rescale62
 
-kv_rescale_done65:
+kv_rescale_done63:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys66:
+vb_keys64:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done67
+	JL    vb_keys_done65
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done69
+	JZ    vb_query_done67
 
-vb_query68:
+vb_query66:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done71
+	JZ    vb_group_done69
 
-vb_group70:
+vb_group68:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1128,9 +964,9 @@ vb_group70:
 	PREFETCHT1 64(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row72
+	JNZ        vb_by_row70
 
-vb_rows74:
+vb_rows72:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1145,96 +981,96 @@ vb_rows74:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero75
+	JZ           vh_zero73
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero75:
+vh_zero73:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero76
+	JZ           vh_zero74
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero76:
+vh_zero74:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero77
+	JZ           vh_zero75
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero77:
+vh_zero75:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero78
+	JZ           vh_zero76
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero78:
+vh_zero76:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero79
+	JZ           vh_zero77
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero79:
+vh_zero77:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero80
+	JZ           vh_zero78
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero80:
+vh_zero78:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero81
+	JZ           vh_zero79
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero81:
+vh_zero79:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero82
+	JZ           vh_zero80
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero82:
+vh_zero80:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1247,59 +1083,59 @@ vh_zero82:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows74
-	JMP     vb_group_next73
+	JNZ     vb_rows72
+	JMP     vb_group_next71
 
-vb_by_row72:
+vb_by_row70:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done84
+	JZ    vb_head_done82
 
-vb_head83:
+vb_head81:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
 	VMOVUPS      96(DI), Y3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero85
+	JZ           vb_zero83
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  (R9), Y4, Y0
 	VFMADD231PS  32(R9), Y4, Y1
 	VFMADD231PS  64(R9), Y4, Y2
 	VFMADD231PS  96(R9), Y4, Y3
 
-vb_zero85:
+vb_zero83:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero86
+	JZ           vb_zero84
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  (R9)(DX*1), Y4, Y0
 	VFMADD231PS  32(R9)(DX*1), Y4, Y1
 	VFMADD231PS  64(R9)(DX*1), Y4, Y2
 	VFMADD231PS  96(R9)(DX*1), Y4, Y3
 
-vb_zero86:
+vb_zero84:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero87
+	JZ           vb_zero85
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  (R9)(DX*2), Y4, Y0
 	VFMADD231PS  32(R9)(DX*2), Y4, Y1
 	VFMADD231PS  64(R9)(DX*2), Y4, Y2
 	VFMADD231PS  96(R9)(DX*2), Y4, Y3
 
-vb_zero87:
+vb_zero85:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero88
+	JZ           vb_zero86
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  (R9)(R10*1), Y4, Y0
 	VFMADD231PS  32(R9)(R10*1), Y4, Y1
 	VFMADD231PS  64(R9)(R10*1), Y4, Y2
 	VFMADD231PS  96(R9)(R10*1), Y4, Y3
 
-vb_zero88:
+vb_zero86:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1307,44 +1143,44 @@ vb_zero88:
 	ADDQ    $0x00000080, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head83
+	JNZ     vb_head81
 
-vb_head_done84:
-vb_group_next73:
+vb_head_done82:
+vb_group_next71:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  vb_group70
+	JNZ  vb_group68
 
-vb_group_done71:
+vb_group_done69:
 	DECQ R11
-	JNZ  vb_query68
+	JNZ  vb_query66
 
-vb_query_done69:
+vb_query_done67:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys66
+	JMP  vb_keys64
 
-vb_keys_done67:
+vb_keys_done65:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done90
+	JZ     kv_key_done88
 
-kv_key89:
+kv_key87:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done92
+	JZ    kv_query_done90
 
-kv_query91:
+kv_query89:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done94
+	JZ    kv_group_done92
 
-kv_group93:
+kv_group91:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Y0
@@ -1353,12 +1189,12 @@ kv_group93:
 	VMOVUPS    96(R9), Y3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done96
+	JZ         kv_head_done94
 
-kv_head95:
+kv_head93:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero97
+	JZ           kv_zero95
 	VBROADCASTSS (R8), Y4
 	VMOVUPS      (SI), Y5
 	VFMADD231PS  Y0, Y4, Y5
@@ -1373,28 +1209,28 @@ kv_head95:
 	VFMADD231PS  Y3, Y4, Y5
 	VMOVUPS      Y5, 96(SI)
 
-kv_zero97:
+kv_zero95:
 	ADDQ $0x00000080, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head95
+	JNZ  kv_head93
 
-kv_head_done96:
+kv_head_done94:
 	ADDQ $0x00000080, R9
 	DECQ R13
-	JNZ  kv_group93
+	JNZ  kv_group91
 
-kv_group_done94:
+kv_group_done92:
 	DECQ R12
-	JNZ  kv_query91
+	JNZ  kv_query89
 
-kv_query_done92:
+kv_query_done90:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key89
+	JNZ  kv_key87
 
-kv_key_done90:
+kv_key_done88:
 	VZEROUPPER
 	RET
 
@@ -1407,9 +1243,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop99:
+loop97:
 	CMPQ    CX, $0x00000010
-	JB      loop_end100
+	JB      loop_end98
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1420,23 +1256,23 @@ loop99:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop99
+	JMP     loop97
 
-loop_end100:
-loop101:
+loop_end98:
+loop99:
 	CMPQ    CX, $0x00000008
-	JB      loop_end102
+	JB      loop_end100
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop101
+	JMP     loop99
 
-loop_end102:
+loop_end100:
 	TESTQ      CX, CX
-	JZ         loop_done98
+	JZ         loop_done96
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1446,7 +1282,7 @@ loop_end102:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done98:
+loop_done96:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1454,10 +1290,10 @@ loop_done98:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store103
+	JZ           max_store101
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store103:
+max_store101:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1477,9 +1313,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop105:
+loop103:
 	CMPQ         CX, $0x00000008
-	JB           loop_end106
+	JB           loop_end104
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1502,11 +1338,11 @@ loop105:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop105
+	JMP          loop103
 
-loop_end106:
+loop_end104:
 	TESTQ        CX, CX
-	JZ           loop_done104
+	JZ           loop_done102
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1532,7 +1368,7 @@ loop_end106:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done104:
+loop_done102:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1554,18 +1390,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done107
+	JZ     rope_done105
 	TESTL  R8, R8
-	JS     rope_inverse108
+	JS     rope_inverse106
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000080, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream109
+	JA     rope_stream107
 
-rope_token111:
+rope_token109:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000080, R8, R8
 	ADDQ    BX, R8
@@ -1573,14 +1409,14 @@ rope_token111:
 	VMOVUPS 64(R8), Z1
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done112
+	JZ      rope_heads_done110
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src113
+	JNE     rope_heads_from_src111
 
-rope_head114:
+rope_head112:
 	VMOVUPS     (R9), Z2
 	VMOVUPS     64(R9), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1591,13 +1427,13 @@ rope_head114:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head114
-	JMP         rope_heads_done112
+	JNZ         rope_head112
+	JMP         rope_heads_done110
 
-rope_heads_from_src113:
+rope_heads_from_src111:
 	MOVQ CX, R10
 
-rope_head115:
+rope_head113:
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1609,17 +1445,17 @@ rope_head115:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head115
+	JNZ         rope_head113
 
-rope_heads_done112:
+rope_heads_done110:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done116
+	JZ    rope_heads_done114
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head117:
+rope_head115:
 	VMOVUPS     (R9), Z2
 	VMOVUPS     64(R9), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1630,9 +1466,9 @@ rope_head117:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head117
+	JNZ         rope_head115
 
-rope_heads_done116:
+rope_heads_done114:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1642,11 +1478,11 @@ rope_heads_done116:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token111
-	JMP  rope_tokens_done110
+	JNZ  rope_token109
+	JMP  rope_tokens_done108
 
-rope_stream109:
-rope_token118:
+rope_stream107:
+rope_token116:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000080, R8, R8
 	ADDQ    BX, R8
@@ -1654,16 +1490,16 @@ rope_token118:
 	VMOVUPS 64(R8), Z1
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done119
+	JZ      rope_heads_done117
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src120
+	JNE     rope_heads_from_src118
 
-rope_head121:
+rope_head119:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	VMOVUPS     (R9), Z2
@@ -1676,13 +1512,13 @@ rope_head121:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head121
-	JMP         rope_heads_done119
+	JNZ         rope_head119
+	JMP         rope_heads_done117
 
-rope_heads_from_src120:
+rope_heads_from_src118:
 	MOVQ CX, R10
 
-rope_head122:
+rope_head120:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
@@ -1696,19 +1532,19 @@ rope_head122:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head122
+	JNZ         rope_head120
 
-rope_heads_done119:
+rope_heads_done117:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done123
+	JZ    rope_heads_done121
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head124:
+rope_head122:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	VMOVUPS     (R9), Z2
@@ -1721,9 +1557,9 @@ rope_head124:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head124
+	JNZ         rope_head122
 
-rope_heads_done123:
+rope_heads_done121:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1733,21 +1569,21 @@ rope_heads_done123:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token118
+	JNZ  rope_token116
 
-rope_tokens_done110:
-	JMP rope_done107
+rope_tokens_done108:
+	JMP rope_done105
 
-rope_inverse108:
+rope_inverse106:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000080, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream125
+	JA     rope_stream123
 
-rope_token127:
+rope_token125:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000080, CX, CX
 	ADDQ    BX, CX
@@ -1755,12 +1591,12 @@ rope_token127:
 	VMOVUPS 64(CX), Z1
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done128
+	JZ      rope_heads_done126
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head129:
+rope_head127:
 	VMOVUPS     (DX), Z2
 	VMOVUPS     64(DX), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1771,19 +1607,19 @@ rope_head129:
 	VMOVUPS     Z5, 64(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head129
+	JNZ         rope_head127
 
-rope_heads_done128:
+rope_heads_done126:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token127
-	JMP  rope_tokens_done126
+	JNZ  rope_token125
+	JMP  rope_tokens_done124
 
-rope_stream125:
-rope_token130:
+rope_stream123:
+rope_token128:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000080, CX, CX
 	ADDQ    BX, CX
@@ -1791,14 +1627,14 @@ rope_token130:
 	VMOVUPS 64(CX), Z1
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done131
+	JZ      rope_heads_done129
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head132:
+rope_head130:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	VMOVUPS     (DX), Z2
@@ -1811,118 +1647,18 @@ rope_head132:
 	VMOVUPS     Z5, 64(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head132
+	JNZ         rope_head130
 
-rope_heads_done131:
+rope_heads_done129:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token130
+	JNZ  rope_token128
 
-rope_tokens_done126:
-rope_done107:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done133
-
-combine_token134:
-	MOVLQSX      (BX), R8
-	ANDQ         DI, R8
-	IMUL3Q       $0x00000100, R8, R8
-	ADDQ         DX, R8
-	VMOVUPD      (R8), Z0
-	VMOVUPD      128(R8), Z1
-	VMULPD       (CX), Z0, Z2
-	VMULPD       128(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       128(CX), Z0, Z0
-	VMULPD       (CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y4
-	VCVTPD2PS    Z0, Y5
-	VMOVUPD      64(R8), Z0
-	VMOVUPD      192(R8), Z1
-	VMULPD       64(CX), Z0, Z2
-	VMULPD       192(CX), Z1, Z3
-	VSUBPD       Z3, Z2, Z2
-	VMULPD       192(CX), Z0, Z0
-	VMULPD       64(CX), Z1, Z1
-	VADDPD       Z1, Z0, Z0
-	VCVTPD2PS    Z2, Y1
-	VCVTPD2PS    Z0, Y0
-	VINSERTF64X4 $0x01, Y1, Z4, Z1
-	VMOVUPS      Z1, (AX)
-	VINSERTF64X4 $0x01, Y0, Z5, Z0
-	VMOVUPS      Z0, 64(AX)
-	ADDQ         $0x00000080, AX
-	ADDQ         $0x04, BX
-	DECQ         SI
-	JNZ          combine_token134
-
-combine_done133:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 128(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 128(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 128(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 128(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 192(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 192(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 192(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 192(AX)
+rope_tokens_done124:
+rope_done105:
 	VZEROUPPER
 	RET
 
@@ -1934,9 +1670,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done135
+	JZ    far_done131
 
-far_token136:
+far_token132:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -1982,9 +1718,9 @@ far_token136:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token136
+	JNZ     far_token132
 
-far_done135:
+far_done131:
 	VZEROUPPER
 	RET
 
@@ -1998,23 +1734,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups137
+	JNE   kv_groups133
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows138:
+s1_rows134:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done139
+	JL   s1_rows_done135
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys140:
+s1_keys136:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done141
+	JL            s1_keys_done137
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       128(SI), Z7
@@ -2117,13 +1853,13 @@ s1_keys140:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys140
+	JMP           s1_keys136
 
-s1_keys_done141:
+s1_keys_done137:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done143
+	JZ    s1_key_tail_done139
 
-s1_key_tail142:
+s1_key_tail138:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2184,29 +1920,29 @@ s1_key_tail142:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail142
+	JNZ           s1_key_tail138
 
-s1_key_tail_done143:
+s1_key_tail_done139:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows138
+	JMP  s1_rows134
 
-s1_rows_done139:
+s1_rows_done135:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done145
+	JZ    s1_row_tail_done141
 
-s1_row_tail144:
+s1_row_tail140:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done147
+	JZ    s1_row_tail_key_done143
 
-s1_row_tail_key146:
+s1_row_tail_key142:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2224,40 +1960,40 @@ s1_row_tail_key146:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key146
+	JNZ           s1_row_tail_key142
 
-s1_row_tail_key_done147:
+s1_row_tail_key_done143:
 	ADDQ $0x00000080, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail144
+	JNZ  s1_row_tail140
 
-s1_row_tail_done145:
+s1_row_tail_done141:
 	VZEROUPPER
 	RET
 
-kv_groups137:
+kv_groups133:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key148
+	JNZ   kv_by_key144
 
-kb_keys149:
+kb_keys145:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done150
+	JL    kb_keys_done146
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done152
+	JZ    kb_query_done148
 
-kb_query151:
+kb_query147:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done154
+	JZ    kb_group_done150
 
-kb_group153:
+kb_group149:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2272,7 +2008,7 @@ kb_group153:
 	PREFETCHT1 64(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows155:
+kb_rows151:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       128(DI), Z7
@@ -2378,51 +2114,51 @@ kb_rows155:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows155
+	JNZ           kb_rows151
 	ADDQ          $0x00000080, R9
 	DECQ          R12
-	JNZ           kb_group153
+	JNZ           kb_group149
 
-kb_group_done154:
+kb_group_done150:
 	DECQ R11
-	JNZ  kb_query151
+	JNZ  kb_query147
 
-kb_query_done152:
+kb_query_done148:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys149
+	JMP  kb_keys145
 
-kb_keys_done150:
-kv_by_key148:
+kb_keys_done146:
+kv_by_key144:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done157
+	JZ     kv_key_done153
 
-kv_key156:
+kv_key152:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done159
+	JZ    kv_query_done155
 
-kv_query158:
+kv_query154:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done161
+	JZ    kv_group_done157
 
-kv_group160:
+kv_group156:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Z0
 	VMOVUPS    64(R9), Z1
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done163
+	JZ         kv_head_done159
 
-kv_head162:
+kv_head158:
 	VMULPS        (SI), Z0, Z2
 	VMULPS        64(SI), Z1, Z3
 	VADDPS        Z3, Z2, Z2
@@ -2438,24 +2174,24 @@ kv_head162:
 	ADDQ          $0x00000080, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head162
+	JNZ           kv_head158
 
-kv_head_done163:
+kv_head_done159:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  kv_group160
+	JNZ  kv_group156
 
-kv_group_done161:
+kv_group_done157:
 	DECQ R11
-	JNZ  kv_query158
+	JNZ  kv_query154
 
-kv_query_done159:
+kv_query_done155:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key156
+	JNZ  kv_key152
 
-kv_key_done157:
+kv_key_done153:
 	VZEROUPPER
 	RET
 
@@ -2469,7 +2205,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups164
+	JNE   kv_groups160
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2477,9 +2213,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done166
+	JZ    v1_row_done162
 
-v1_row165:
+v1_row161:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2489,45 +2225,45 @@ v1_row165:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done168
+	JZ           v1_key_done164
 
-v1_key167:
+v1_key163:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero169
+	JZ           v1_zero165
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 
-v1_zero169:
+v1_zero165:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key167
+	JNZ  v1_key163
 
-v1_key_done168:
+v1_key_done164:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	ADDQ    $0x00000080, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row165
+	JNZ     v1_row161
 
-v1_row_done166:
+v1_row_done162:
 	VZEROUPPER
 	RET
 
-kv_groups164:
+kv_groups160:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done171
+	JZ    kv_rescale_done167
 
-kv_rescale170:
+kv_rescale166:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2538,28 +2274,28 @@ kv_rescale170:
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale170
+	JNZ          kv_rescale166
 
-kv_rescale_done171:
+kv_rescale_done167:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys172:
+vb_keys168:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done173
+	JL    vb_keys_done169
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done175
+	JZ    vb_query_done171
 
-vb_query174:
+vb_query170:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done177
+	JZ    vb_group_done173
 
-vb_group176:
+vb_group172:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -2574,9 +2310,9 @@ vb_group176:
 	PREFETCHT1 64(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row178
+	JNZ        vb_by_row174
 
-vb_rows180:
+vb_rows176:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -2589,142 +2325,142 @@ vb_rows180:
 	VMOVUPS      64(R9), Z9
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero181
+	JZ           vh_zero177
 	VBROADCASTSS (R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
-vh_zero181:
+vh_zero177:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero182
+	JZ           vh_zero178
 	VBROADCASTSS (R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
-vh_zero182:
+vh_zero178:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero183
+	JZ           vh_zero179
 	VBROADCASTSS (R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero179:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero180
+	VBROADCASTSS (R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero180:
+	VMOVUPS      (R9)(DX*1), Z8
+	VMOVUPS      64(R9)(DX*1), Z9
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero181
+	VBROADCASTSS 4(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero181:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero182
+	VBROADCASTSS 4(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero182:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero183
+	VBROADCASTSS 4(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero183:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero184
-	VBROADCASTSS (R8)(R15*1), Z10
+	VBROADCASTSS 4(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero184:
-	VMOVUPS      (R9)(DX*1), Z8
-	VMOVUPS      64(R9)(DX*1), Z9
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z8
+	VMOVUPS      64(R9)(DX*2), Z9
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero185
-	VBROADCASTSS 4(R8), Z10
+	VBROADCASTSS 8(R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
 vh_zero185:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero186
-	VBROADCASTSS 4(R8)(BX*1), Z10
+	VBROADCASTSS 8(R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
 vh_zero186:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero187
-	VBROADCASTSS 4(R8)(BX*2), Z10
+	VBROADCASTSS 8(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero187:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero188
-	VBROADCASTSS 4(R8)(R15*1), Z10
+	VBROADCASTSS 8(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
 vh_zero188:
-	VMOVUPS      (R9)(DX*2), Z8
-	VMOVUPS      64(R9)(DX*2), Z9
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z8
+	VMOVUPS      64(R9)(R10*1), Z9
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero189
-	VBROADCASTSS 8(R8), Z10
+	VBROADCASTSS 12(R8), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
 
 vh_zero189:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero190
-	VBROADCASTSS 8(R8)(BX*1), Z10
+	VBROADCASTSS 12(R8)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
 
 vh_zero190:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero191
-	VBROADCASTSS 8(R8)(BX*2), Z10
+	VBROADCASTSS 12(R8)(BX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
 
 vh_zero191:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero192
-	VBROADCASTSS 8(R8)(R15*1), Z10
-	VFMADD231PS  Z8, Z10, Z6
-	VFMADD231PS  Z9, Z10, Z7
-
-vh_zero192:
-	VMOVUPS      (R9)(R10*1), Z8
-	VMOVUPS      64(R9)(R10*1), Z9
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero193
-	VBROADCASTSS 12(R8), Z10
-	VFMADD231PS  Z8, Z10, Z0
-	VFMADD231PS  Z9, Z10, Z1
-
-vh_zero193:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero194
-	VBROADCASTSS 12(R8)(BX*1), Z10
-	VFMADD231PS  Z8, Z10, Z2
-	VFMADD231PS  Z9, Z10, Z3
-
-vh_zero194:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero195
-	VBROADCASTSS 12(R8)(BX*2), Z10
-	VFMADD231PS  Z8, Z10, Z4
-	VFMADD231PS  Z9, Z10, Z5
-
-vh_zero195:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero196
+	JZ           vh_zero192
 	VBROADCASTSS 12(R8)(R15*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
 
-vh_zero196:
+vh_zero192:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -2739,104 +2475,104 @@ vh_zero196:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows180
-	JMP     vb_group_next179
+	JNZ     vb_rows176
+	JMP     vb_group_next175
 
-vb_by_row178:
+vb_by_row174:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done198
+	JZ    vb_head_done194
 
-vb_head197:
+vb_head193:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero199
+	JZ           vb_zero195
 	VBROADCASTSS (R8), Z2
 	VFMADD231PS  (R9), Z2, Z0
 	VFMADD231PS  64(R9), Z2, Z1
 
-vb_zero199:
+vb_zero195:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero200
+	JZ           vb_zero196
 	VBROADCASTSS 4(R8), Z2
 	VFMADD231PS  (R9)(DX*1), Z2, Z0
 	VFMADD231PS  64(R9)(DX*1), Z2, Z1
 
-vb_zero200:
+vb_zero196:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero201
+	JZ           vb_zero197
 	VBROADCASTSS 8(R8), Z2
 	VFMADD231PS  (R9)(DX*2), Z2, Z0
 	VFMADD231PS  64(R9)(DX*2), Z2, Z1
 
-vb_zero201:
+vb_zero197:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero202
+	JZ           vb_zero198
 	VBROADCASTSS 12(R8), Z2
 	VFMADD231PS  (R9)(R10*1), Z2, Z0
 	VFMADD231PS  64(R9)(R10*1), Z2, Z1
 
-vb_zero202:
+vb_zero198:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ    $0x00000080, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head197
+	JNZ     vb_head193
 
-vb_head_done198:
-vb_group_next179:
+vb_head_done194:
+vb_group_next175:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  vb_group176
+	JNZ  vb_group172
 
-vb_group_done177:
+vb_group_done173:
 	DECQ R11
-	JNZ  vb_query174
+	JNZ  vb_query170
 
-vb_query_done175:
+vb_query_done171:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys172
+	JMP  vb_keys168
 
-vb_keys_done173:
+vb_keys_done169:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done204
+	JZ     kv_key_done200
 
-kv_key203:
+kv_key199:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done206
+	JZ    kv_query_done202
 
-kv_query205:
+kv_query201:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done208
+	JZ    kv_group_done204
 
-kv_group207:
+kv_group203:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Z0
 	VMOVUPS    64(R9), Z1
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done210
+	JZ         kv_head_done206
 
-kv_head209:
+kv_head205:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero211
+	JZ           kv_zero207
 	VBROADCASTSS (R8), Z2
 	VMOVUPS      (SI), Z3
 	VFMADD231PS  Z0, Z2, Z3
@@ -2845,28 +2581,28 @@ kv_head209:
 	VFMADD231PS  Z1, Z2, Z3
 	VMOVUPS      Z3, 64(SI)
 
-kv_zero211:
+kv_zero207:
 	ADDQ $0x00000080, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head209
+	JNZ  kv_head205
 
-kv_head_done210:
+kv_head_done206:
 	ADDQ $0x00000080, R9
 	DECQ R13
-	JNZ  kv_group207
+	JNZ  kv_group203
 
-kv_group_done208:
+kv_group_done204:
 	DECQ R12
-	JNZ  kv_query205
+	JNZ  kv_query201
 
-kv_query_done206:
+kv_query_done202:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key203
+	JNZ  kv_key199
 
-kv_key_done204:
+kv_key_done200:
 	VZEROUPPER
 	RET
 
@@ -2879,9 +2615,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop213:
+loop209:
 	CMPQ    CX, $0x00000020
-	JB      loop_end214
+	JB      loop_end210
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2892,23 +2628,23 @@ loop213:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop213
+	JMP     loop209
 
-loop_end214:
-loop215:
+loop_end210:
+loop211:
 	CMPQ    CX, $0x00000010
-	JB      loop_end216
+	JB      loop_end212
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop215
+	JMP     loop211
 
-loop_end216:
+loop_end212:
 	TESTQ     CX, CX
-	JZ        loop_done212
+	JZ        loop_done208
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2916,7 +2652,7 @@ loop_end216:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done212:
+loop_done208:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2926,10 +2662,10 @@ loop_done212:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store217
+	JZ            max_store213
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store217:
+max_store213:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2956,9 +2692,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop219:
+loop215:
 	CMPQ         CX, $0x00000010
-	JB           loop_end220
+	JB           loop_end216
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2980,11 +2716,11 @@ loop219:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop219
+	JMP          loop215
 
-loop_end220:
+loop_end216:
 	TESTQ        CX, CX
-	JZ           loop_done218
+	JZ           loop_done214
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3008,7 +2744,7 @@ loop_end220:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done218:
+loop_done214:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -566,247 +566,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX2
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done35
-	VMOVUPS combine_dup8<>+0(SB), Y0
-
-combine_token36:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000180, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y1
-	VMOVUPD    192(R8), Y2
-	VMULPD     (CX), Y1, Y3
-	VMULPD     192(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     192(CX), Y1, Y1
-	VMULPD     (CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, (AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 192(AX)
-	VMOVUPD    32(R8), Y1
-	VMOVUPD    224(R8), Y2
-	VMULPD     32(CX), Y1, Y3
-	VMULPD     224(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     224(CX), Y1, Y1
-	VMULPD     32(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 32(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 224(AX)
-	VMOVUPD    64(R8), Y1
-	VMOVUPD    256(R8), Y2
-	VMULPD     64(CX), Y1, Y3
-	VMULPD     256(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     256(CX), Y1, Y1
-	VMULPD     64(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 64(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 256(AX)
-	VMOVUPD    96(R8), Y1
-	VMOVUPD    288(R8), Y2
-	VMULPD     96(CX), Y1, Y3
-	VMULPD     288(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     288(CX), Y1, Y1
-	VMULPD     96(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 96(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 288(AX)
-	VMOVUPD    128(R8), Y1
-	VMOVUPD    320(R8), Y2
-	VMULPD     128(CX), Y1, Y3
-	VMULPD     320(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     320(CX), Y1, Y1
-	VMULPD     128(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 128(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 320(AX)
-	VMOVUPD    160(R8), Y1
-	VMOVUPD    352(R8), Y2
-	VMULPD     160(CX), Y1, Y3
-	VMULPD     352(CX), Y2, Y4
-	VSUBPD     Y4, Y3, Y3
-	VMULPD     352(CX), Y1, Y1
-	VMULPD     160(CX), Y2, Y2
-	VADDPD     Y2, Y1, Y1
-	VCVTPD2PSY Y3, X5
-	VCVTPD2PSY Y1, X6
-	VPERMPS    Y5, Y0, Y1
-	VMOVUPS    Y1, 160(AX)
-	VPERMPS    Y6, Y0, Y1
-	VMOVUPS    Y1, 352(AX)
-	ADDQ       $0x00000180, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token36
-
-combine_done35:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Y0
-	VMOVUPD 192(CX), Y1
-	VMOVUPD (DX), Y2
-	VMOVUPD 192(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD (BX), Y0
-	VMOVUPD 192(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, (AX)
-	VMOVUPD Y0, 192(AX)
-	VMOVUPD 32(CX), Y0
-	VMOVUPD 224(CX), Y1
-	VMOVUPD 32(DX), Y2
-	VMOVUPD 224(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 32(BX), Y0
-	VMOVUPD 224(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 32(AX)
-	VMOVUPD Y0, 224(AX)
-	VMOVUPD 64(CX), Y0
-	VMOVUPD 256(CX), Y1
-	VMOVUPD 64(DX), Y2
-	VMOVUPD 256(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 64(BX), Y0
-	VMOVUPD 256(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 64(AX)
-	VMOVUPD Y0, 256(AX)
-	VMOVUPD 96(CX), Y0
-	VMOVUPD 288(CX), Y1
-	VMOVUPD 96(DX), Y2
-	VMOVUPD 288(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 96(BX), Y0
-	VMOVUPD 288(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y0, 288(AX)
-	VMOVUPD 128(CX), Y0
-	VMOVUPD 320(CX), Y1
-	VMOVUPD 128(DX), Y2
-	VMOVUPD 320(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 128(BX), Y0
-	VMOVUPD 320(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 128(AX)
-	VMOVUPD Y0, 320(AX)
-	VMOVUPD 160(CX), Y0
-	VMOVUPD 352(CX), Y1
-	VMOVUPD 160(DX), Y2
-	VMOVUPD 352(DX), Y3
-	VMULPD  Y2, Y0, Y4
-	VMULPD  Y3, Y1, Y5
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y1, Y1
-	VMULPD  Y3, Y0, Y0
-	VADDPD  Y0, Y1, Y1
-	VMOVUPD 160(BX), Y0
-	VMOVUPD 352(BX), Y2
-	VMULPD  Y0, Y4, Y3
-	VMULPD  Y2, Y1, Y5
-	VSUBPD  Y5, Y3, Y3
-	VMULPD  Y0, Y1, Y0
-	VMULPD  Y2, Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y3, 160(AX)
-	VMOVUPD Y0, 352(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX, AVX2
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -815,11 +574,11 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done37
+	JZ      far_done35
 	VMOVUPS far_dup8_0<>+0(SB), Y0
 	VMOVUPS far_dup8_1<>+0(SB), Y1
 
-far_token38:
+far_token36:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -939,9 +698,9 @@ far_token38:
 	ADDQ    $0x00000180, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token38
+	JNZ     far_token36
 
-far_done37:
+far_done35:
 	VZEROUPPER
 	RET
 
@@ -955,23 +714,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups39
+	JNE   kv_groups37
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows40:
+s1_rows38:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done41
+	JL   s1_rows_done39
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys42:
+s1_keys40:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done43
+	JL           s1_keys_done41
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      256(SI), Y7
@@ -1100,13 +859,13 @@ s1_keys42:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys42
+	JMP          s1_keys40
 
-s1_keys_done43:
+s1_keys_done41:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done45
+	JZ    s1_key_tail_done43
 
-s1_key_tail44:
+s1_key_tail42:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1158,27 +917,27 @@ s1_key_tail44:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail44
+	JNZ          s1_key_tail42
 
-s1_key_tail_done45:
+s1_key_tail_done43:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows40
+	JMP  s1_rows38
 
-s1_rows_done41:
+s1_rows_done39:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done47
+	JZ    s1_row_tail_done45
 
-s1_row_tail46:
+s1_row_tail44:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done49
+	JZ    s1_row_tail_key_done47
 
-s1_row_tail_key48:
+s1_row_tail_key46:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVUPS      32(SI), Y1
@@ -1206,40 +965,40 @@ s1_row_tail_key48:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key48
+	JNZ          s1_row_tail_key46
 
-s1_row_tail_key_done49:
+s1_row_tail_key_done47:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail46
+	JNZ  s1_row_tail44
 
-s1_row_tail_done47:
+s1_row_tail_done45:
 	VZEROUPPER
 	RET
 
-kv_groups39:
+kv_groups37:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key50
+	JNZ   kv_by_key48
 
-kb_keys51:
+kb_keys49:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done52
+	JL    kb_keys_done50
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done54
+	JZ    kb_query_done52
 
-kb_query53:
+kb_query51:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done56
+	JZ    kb_group_done54
 
-kb_group55:
+kb_group53:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1262,7 +1021,7 @@ kb_group55:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows57:
+kb_rows55:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      256(DI), Y7
@@ -1392,42 +1151,42 @@ kb_rows57:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows57
+	JNZ          kb_rows55
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group55
+	JNZ          kb_group53
 
-kb_group_done56:
+kb_group_done54:
 	DECQ R11
-	JNZ  kb_query53
+	JNZ  kb_query51
 
-kb_query_done54:
+kb_query_done52:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys51
+	JMP  kb_keys49
 
-kb_keys_done52:
-kv_by_key50:
+kb_keys_done50:
+kv_by_key48:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done59
+	JZ     kv_key_done57
 
-kv_key58:
+kv_key56:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done61
+	JZ    kv_query_done59
 
-kv_query60:
+kv_query58:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done63
+	JZ    kv_group_done61
 
-kv_group62:
+kv_group60:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1442,9 +1201,9 @@ kv_group62:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done65
+	JZ         kv_head_done63
 
-kv_head64:
+kv_head62:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -1464,24 +1223,24 @@ kv_head64:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head64
+	JNZ          kv_head62
 
-kv_head_done65:
+kv_head_done63:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group62
+	JNZ  kv_group60
 
-kv_group_done63:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query60
+	JNZ  kv_query58
 
-kv_query_done61:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key58
+	JNZ  kv_key56
 
-kv_key_done59:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -1495,7 +1254,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups66
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1503,9 +1262,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done68
+	JZ    v1_row_done66
 
-v1_row67:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1527,12 +1286,12 @@ v1_row67:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done70
+	JZ           v1_key_done68
 
-v1_key69:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero71
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1543,13 +1302,13 @@ v1_key69:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero71:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key69
+	JNZ  v1_key67
 
-v1_key_done70:
+v1_key_done68:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1562,22 +1321,22 @@ v1_key_done70:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row67
+	JNZ     v1_row65
 
-v1_row_done68:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups66:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done73
+	JZ    kv_rescale_done71
 
-kv_rescale72:
+kv_rescale70:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1606,28 +1365,28 @@ kv_rescale72:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale72
+	JNZ          kv_rescale70
 
-kv_rescale_done73:
+kv_rescale_done71:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys74:
+vb_keys72:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done75
+	JL    vb_keys_done73
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done77
+	JZ    vb_query_done75
 
-vb_query76:
+vb_query74:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done79
+	JZ    vb_group_done77
 
-vb_group78:
+vb_group76:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -1650,9 +1409,9 @@ vb_group78:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row80
+	JNZ        vb_by_row78
 
-vb_rows82:
+vb_rows80:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1667,96 +1426,96 @@ vb_rows82:
 	VMOVUPS      96(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero83
+	JZ           vh_zero81
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero83:
+vh_zero81:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero84:
+vh_zero82:
 	VMOVUPS      (R9)(DX*1), Y8
 	VMOVUPS      32(R9)(DX*1), Y9
 	VMOVUPS      64(R9)(DX*1), Y10
 	VMOVUPS      96(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero85:
+vh_zero83:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero86:
+vh_zero84:
 	VMOVUPS      (R9)(DX*2), Y8
 	VMOVUPS      32(R9)(DX*2), Y9
 	VMOVUPS      64(R9)(DX*2), Y10
 	VMOVUPS      96(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero87:
+vh_zero85:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero88:
+vh_zero86:
 	VMOVUPS      (R9)(R10*1), Y8
 	VMOVUPS      32(R9)(R10*1), Y9
 	VMOVUPS      64(R9)(R10*1), Y10
 	VMOVUPS      96(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero89:
+vh_zero87:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero90:
+vh_zero88:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -1779,96 +1538,96 @@ vh_zero90:
 	VMOVUPS      224(R9), Y11
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero91:
+vh_zero89:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero92
+	JZ           vh_zero90
 	VBROADCASTSS (R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero92:
+vh_zero90:
 	VMOVUPS      128(R9)(DX*1), Y8
 	VMOVUPS      160(R9)(DX*1), Y9
 	VMOVUPS      192(R9)(DX*1), Y10
 	VMOVUPS      224(R9)(DX*1), Y11
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero93
+	JZ           vh_zero91
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero93:
+vh_zero91:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero94
+	JZ           vh_zero92
 	VBROADCASTSS 4(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero94:
+vh_zero92:
 	VMOVUPS      128(R9)(DX*2), Y8
 	VMOVUPS      160(R9)(DX*2), Y9
 	VMOVUPS      192(R9)(DX*2), Y10
 	VMOVUPS      224(R9)(DX*2), Y11
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero95
+	JZ           vh_zero93
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero95:
+vh_zero93:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero96
+	JZ           vh_zero94
 	VBROADCASTSS 8(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero96:
+vh_zero94:
 	VMOVUPS      128(R9)(R10*1), Y8
 	VMOVUPS      160(R9)(R10*1), Y9
 	VMOVUPS      192(R9)(R10*1), Y10
 	VMOVUPS      224(R9)(R10*1), Y11
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero97
+	JZ           vh_zero95
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
 
-vh_zero97:
+vh_zero95:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero98
+	JZ           vh_zero96
 	VBROADCASTSS 12(R8)(BX*1), Y12
 	VFMADD231PS  Y8, Y12, Y4
 	VFMADD231PS  Y9, Y12, Y5
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
 
-vh_zero98:
+vh_zero96:
 	VMOVUPS Y0, 128(DI)
 	VMOVUPS Y1, 160(DI)
 	VMOVUPS Y2, 192(DI)
@@ -1881,15 +1640,15 @@ vh_zero98:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows82
-	JMP     vb_group_next81
+	JNZ     vb_rows80
+	JMP     vb_group_next79
 
-vb_by_row80:
+vb_by_row78:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done100
+	JZ    vb_head_done98
 
-vb_head99:
+vb_head97:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1900,7 +1659,7 @@ vb_head99:
 	VMOVUPS      224(DI), Y7
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero101
+	JZ           vb_zero99
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1911,10 +1670,10 @@ vb_head99:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero101:
+vb_zero99:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero102
+	JZ           vb_zero100
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1925,10 +1684,10 @@ vb_zero101:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero102:
+vb_zero100:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero103
+	JZ           vb_zero101
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R9)(DX*2), Y8, Y0
 	VFMADD231PS  32(R9)(DX*2), Y8, Y1
@@ -1939,10 +1698,10 @@ vb_zero102:
 	VFMADD231PS  192(R9)(DX*2), Y8, Y6
 	VFMADD231PS  224(R9)(DX*2), Y8, Y7
 
-vb_zero103:
+vb_zero101:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero104
+	JZ           vb_zero102
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R9)(R10*1), Y8, Y0
 	VFMADD231PS  32(R9)(R10*1), Y8, Y1
@@ -1953,7 +1712,7 @@ vb_zero103:
 	VFMADD231PS  192(R9)(R10*1), Y8, Y6
 	VFMADD231PS  224(R9)(R10*1), Y8, Y7
 
-vb_zero104:
+vb_zero102:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1965,44 +1724,44 @@ vb_zero104:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head99
+	JNZ     vb_head97
 
-vb_head_done100:
-vb_group_next81:
+vb_head_done98:
+vb_group_next79:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group78
+	JNZ  vb_group76
 
-vb_group_done79:
+vb_group_done77:
 	DECQ R11
-	JNZ  vb_query76
+	JNZ  vb_query74
 
-vb_query_done77:
+vb_query_done75:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys74
+	JMP  vb_keys72
 
-vb_keys_done75:
+vb_keys_done73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done106
+	JZ     kv_key_done104
 
-kv_key105:
+kv_key103:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done108
+	JZ    kv_query_done106
 
-kv_query107:
+kv_query105:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done110
+	JZ    kv_group_done108
 
-kv_group109:
+kv_group107:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2017,12 +1776,12 @@ kv_group109:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done112
+	JZ         kv_head_done110
 
-kv_head111:
+kv_head109:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero113
+	JZ           kv_zero111
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -2049,28 +1808,28 @@ kv_head111:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero113:
+kv_zero111:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head111
+	JNZ  kv_head109
 
-kv_head_done112:
+kv_head_done110:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group109
+	JNZ  kv_group107
 
-kv_group_done110:
+kv_group_done108:
 	DECQ R12
-	JNZ  kv_query107
+	JNZ  kv_query105
 
-kv_query_done108:
+kv_query_done106:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key105
+	JNZ  kv_key103
 
-kv_key_done106:
+kv_key_done104:
 	VZEROUPPER
 	RET
 
@@ -2083,9 +1842,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop115:
+loop113:
 	CMPQ    CX, $0x00000010
-	JB      loop_end116
+	JB      loop_end114
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2096,23 +1855,23 @@ loop115:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop115
+	JMP     loop113
 
-loop_end116:
-loop117:
+loop_end114:
+loop115:
 	CMPQ    CX, $0x00000008
-	JB      loop_end118
+	JB      loop_end116
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop117
+	JMP     loop115
 
-loop_end118:
+loop_end116:
 	TESTQ      CX, CX
-	JZ         loop_done114
+	JZ         loop_done112
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2122,7 +1881,7 @@ loop_end118:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done114:
+loop_done112:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2130,10 +1889,10 @@ loop_done114:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store119
+	JZ           max_store117
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store119:
+max_store117:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2153,9 +1912,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop121:
+loop119:
 	CMPQ         CX, $0x00000008
-	JB           loop_end122
+	JB           loop_end120
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2178,11 +1937,11 @@ loop121:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop121
+	JMP          loop119
 
-loop_end122:
+loop_end120:
 	TESTQ        CX, CX
-	JZ           loop_done120
+	JZ           loop_done118
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2208,7 +1967,7 @@ loop_end122:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done120:
+loop_done118:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2230,18 +1989,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done123
+	JZ     rope_done121
 	TESTL  R8, R8
-	JS     rope_inverse124
+	JS     rope_inverse122
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream125
+	JA     rope_stream123
 
-rope_token127:
+rope_token125:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -2253,14 +2012,14 @@ rope_token127:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done128
+	JZ      rope_heads_done126
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src129
+	JNE     rope_heads_from_src127
 
-rope_head130:
+rope_head128:
 	VMOVUPS        (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -2278,13 +2037,13 @@ rope_head130:
 	VMOVUPS        Z7, 128(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head130
-	JMP            rope_heads_done128
+	JNZ            rope_head128
+	JMP            rope_heads_done126
 
-rope_heads_from_src129:
+rope_heads_from_src127:
 	MOVQ CX, R10
 
-rope_head131:
+rope_head129:
 	VMOVUPS        (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -2305,17 +2064,17 @@ rope_head131:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head131
+	JNZ            rope_head129
 
-rope_heads_done128:
+rope_heads_done126:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done132
+	JZ    rope_heads_done130
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head133:
+rope_head131:
 	VMOVUPS        (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -2333,9 +2092,9 @@ rope_head133:
 	VMOVUPS        Z7, 128(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head133
+	JNZ            rope_head131
 
-rope_heads_done132:
+rope_heads_done130:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2345,11 +2104,11 @@ rope_heads_done132:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token127
-	JMP  rope_tokens_done126
+	JNZ  rope_token125
+	JMP  rope_tokens_done124
 
-rope_stream125:
-rope_token134:
+rope_stream123:
+rope_token132:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -2361,16 +2120,16 @@ rope_token134:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done135
+	JZ      rope_heads_done133
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src136
+	JNE     rope_heads_from_src134
 
-rope_head137:
+rope_head135:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2392,13 +2151,13 @@ rope_head137:
 	VMOVUPS        Z7, 128(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head137
-	JMP            rope_heads_done135
+	JNZ            rope_head135
+	JMP            rope_heads_done133
 
-rope_heads_from_src136:
+rope_heads_from_src134:
 	MOVQ CX, R10
 
-rope_head138:
+rope_head136:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2423,19 +2182,19 @@ rope_head138:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head138
+	JNZ            rope_head136
 
-rope_heads_done135:
+rope_heads_done133:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done139
+	JZ    rope_heads_done137
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head140:
+rope_head138:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2457,9 +2216,9 @@ rope_head140:
 	VMOVUPS        Z7, 128(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head140
+	JNZ            rope_head138
 
-rope_heads_done139:
+rope_heads_done137:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2469,21 +2228,21 @@ rope_heads_done139:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token134
+	JNZ  rope_token132
 
-rope_tokens_done126:
-	JMP rope_done123
+rope_tokens_done124:
+	JMP rope_done121
 
-rope_inverse124:
+rope_inverse122:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream141
+	JA     rope_stream139
 
-rope_token143:
+rope_token141:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
 	ADDQ    BX, CX
@@ -2495,12 +2254,12 @@ rope_token143:
 	VMOVUPS 320(CX), Z5
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done144
+	JZ      rope_heads_done142
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head145:
+rope_head143:
 	VMOVUPS        (DX), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -2518,19 +2277,19 @@ rope_head145:
 	VMOVUPS        Z7, 128(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head145
+	JNZ            rope_head143
 
-rope_heads_done144:
+rope_heads_done142:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token143
-	JMP  rope_tokens_done142
+	JNZ  rope_token141
+	JMP  rope_tokens_done140
 
-rope_stream141:
-rope_token146:
+rope_stream139:
+rope_token144:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
 	ADDQ    BX, CX
@@ -2542,14 +2301,14 @@ rope_token146:
 	VMOVUPS 320(CX), Z5
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done147
+	JZ      rope_heads_done145
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head148:
+rope_head146:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2571,157 +2330,18 @@ rope_head148:
 	VMOVUPS        Z7, 128(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head148
+	JNZ            rope_head146
 
-rope_heads_done147:
+rope_heads_done145:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token146
+	JNZ  rope_token144
 
-rope_tokens_done142:
-rope_done123:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX, AVX512F
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ    rows_base+0(FP), AX
-	MOVQ    hi_base+24(FP), CX
-	MOVQ    low_base+48(FP), DX
-	MOVQ    pos_base+72(FP), BX
-	MOVQ    pos_len+80(FP), SI
-	MOVQ    mask+96(FP), DI
-	TESTQ   SI, SI
-	JZ      combine_done149
-	VMOVUPS combine_dup16<>+0(SB), Z0
-
-combine_token150:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000180, R8, R8
-	ADDQ      DX, R8
-	VMOVUPD   (R8), Z1
-	VMOVUPD   192(R8), Z2
-	VMULPD    (CX), Z1, Z3
-	VMULPD    192(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    192(CX), Z1, Z1
-	VMULPD    (CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, (AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 192(AX)
-	VMOVUPD   64(R8), Z1
-	VMOVUPD   256(R8), Z2
-	VMULPD    64(CX), Z1, Z3
-	VMULPD    256(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    256(CX), Z1, Z1
-	VMULPD    64(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 64(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 256(AX)
-	VMOVUPD   128(R8), Z1
-	VMOVUPD   320(R8), Z2
-	VMULPD    128(CX), Z1, Z3
-	VMULPD    320(CX), Z2, Z4
-	VSUBPD    Z4, Z3, Z3
-	VMULPD    320(CX), Z1, Z1
-	VMULPD    128(CX), Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VCVTPD2PS Z3, Y5
-	VCVTPD2PS Z1, Y6
-	VPERMPS   Z5, Z0, Z1
-	VMOVUPS   Z1, 128(AX)
-	VPERMPS   Z6, Z0, Z1
-	VMOVUPS   Z1, 320(AX)
-	ADDQ      $0x00000180, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token150
-
-combine_done149:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX, AVX512F
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), Z0
-	VMOVUPD 192(CX), Z1
-	VMOVUPD (DX), Z2
-	VMOVUPD 192(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD (BX), Z0
-	VMOVUPD 192(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, (AX)
-	VMOVUPD Z0, 192(AX)
-	VMOVUPD 64(CX), Z0
-	VMOVUPD 256(CX), Z1
-	VMOVUPD 64(DX), Z2
-	VMOVUPD 256(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 64(BX), Z0
-	VMOVUPD 256(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 64(AX)
-	VMOVUPD Z0, 256(AX)
-	VMOVUPD 128(CX), Z0
-	VMOVUPD 320(CX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 320(DX), Z3
-	VMULPD  Z2, Z0, Z4
-	VMULPD  Z3, Z1, Z5
-	VSUBPD  Z5, Z4, Z4
-	VMULPD  Z2, Z1, Z1
-	VMULPD  Z3, Z0, Z0
-	VADDPD  Z0, Z1, Z1
-	VMOVUPD 128(BX), Z0
-	VMOVUPD 320(BX), Z2
-	VMULPD  Z0, Z4, Z3
-	VMULPD  Z2, Z1, Z5
-	VSUBPD  Z5, Z3, Z3
-	VMULPD  Z0, Z1, Z0
-	VMULPD  Z2, Z4, Z1
-	VADDPD  Z1, Z0, Z0
-	VMOVUPD Z3, 128(AX)
-	VMOVUPD Z0, 320(AX)
+rope_tokens_done140:
+rope_done121:
 	VZEROUPPER
 	RET
 
@@ -2733,13 +2353,13 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ    pos_base+48(FP), DX
 	MOVQ    pos_len+56(FP), BX
 	TESTQ   BX, BX
-	JZ      far_done151
+	JZ      far_done147
 	VMOVUPS far_dup16_0<>+0(SB), Z0
 	VMOVUPS far_dup16_1<>+0(SB), Z1
 	VMOVUPS far_dup8_0<>+0(SB), Y2
 	VMOVUPS far_dup8_1<>+0(SB), Y3
 
-far_token152:
+far_token148:
 	MOVL    (DX), SI
 	MOVL    SI, DI
 	ANDL    $0x000000ff, DI
@@ -2825,9 +2445,9 @@ far_token152:
 	ADDQ    $0x00000180, AX
 	ADDQ    $0x04, DX
 	DECQ    BX
-	JNZ     far_token152
+	JNZ     far_token148
 
-far_done151:
+far_done147:
 	VZEROUPPER
 	RET
 
@@ -2841,23 +2461,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups153
+	JNE   kv_groups149
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows154:
+s1_rows150:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done155
+	JL   s1_rows_done151
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys156:
+s1_keys152:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done157
+	JL            s1_keys_done153
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -3008,13 +2628,13 @@ s1_keys156:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys156
+	JMP           s1_keys152
 
-s1_keys_done157:
+s1_keys_done153:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done159
+	JZ    s1_key_tail_done155
 
-s1_key_tail158:
+s1_key_tail154:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3091,29 +2711,29 @@ s1_key_tail158:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail158
+	JNZ           s1_key_tail154
 
-s1_key_tail_done159:
+s1_key_tail_done155:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows154
+	JMP  s1_rows150
 
-s1_rows_done155:
+s1_rows_done151:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done161
+	JZ    s1_row_tail_done157
 
-s1_row_tail160:
+s1_row_tail156:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done163
+	JZ    s1_row_tail_key_done159
 
-s1_row_tail_key162:
+s1_row_tail_key158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3135,40 +2755,40 @@ s1_row_tail_key162:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key162
+	JNZ           s1_row_tail_key158
 
-s1_row_tail_key_done163:
+s1_row_tail_key_done159:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail160
+	JNZ  s1_row_tail156
 
-s1_row_tail_done161:
+s1_row_tail_done157:
 	VZEROUPPER
 	RET
 
-kv_groups153:
+kv_groups149:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key164
+	JNZ   kv_by_key160
 
-kb_keys165:
+kb_keys161:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done166
+	JL    kb_keys_done162
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done168
+	JZ    kb_query_done164
 
-kb_query167:
+kb_query163:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done170
+	JZ    kb_group_done166
 
-kb_group169:
+kb_group165:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3191,7 +2811,7 @@ kb_group169:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows171:
+kb_rows167:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -3345,42 +2965,42 @@ kb_rows171:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows171
+	JNZ           kb_rows167
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group169
+	JNZ           kb_group165
 
-kb_group_done170:
+kb_group_done166:
 	DECQ R11
-	JNZ  kb_query167
+	JNZ  kb_query163
 
-kb_query_done168:
+kb_query_done164:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys165
+	JMP  kb_keys161
 
-kb_keys_done166:
-kv_by_key164:
+kb_keys_done162:
+kv_by_key160:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done173
+	JZ     kv_key_done169
 
-kv_key172:
+kv_key168:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done175
+	JZ    kv_query_done171
 
-kv_query174:
+kv_query170:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done177
+	JZ    kv_group_done173
 
-kv_group176:
+kv_group172:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3391,9 +3011,9 @@ kv_group176:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done179
+	JZ         kv_head_done175
 
-kv_head178:
+kv_head174:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -3411,24 +3031,24 @@ kv_head178:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head178
+	JNZ           kv_head174
 
-kv_head_done179:
+kv_head_done175:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group176
+	JNZ  kv_group172
 
-kv_group_done177:
+kv_group_done173:
 	DECQ R11
-	JNZ  kv_query174
+	JNZ  kv_query170
 
-kv_query_done175:
+kv_query_done171:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key172
+	JNZ  kv_key168
 
-kv_key_done173:
+kv_key_done169:
 	VZEROUPPER
 	RET
 
@@ -3442,7 +3062,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups180
+	JNE   kv_groups176
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3450,9 +3070,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done182
+	JZ    v1_row_done178
 
-v1_row181:
+v1_row177:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3466,25 +3086,25 @@ v1_row181:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done184
+	JZ           v1_key_done180
 
-v1_key183:
+v1_key179:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero185
+	JZ           v1_zero181
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero185:
+v1_zero181:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key183
+	JNZ  v1_key179
 
-v1_key_done184:
+v1_key_done180:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3493,22 +3113,22 @@ v1_key_done184:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row181
+	JNZ     v1_row177
 
-v1_row_done182:
+v1_row_done178:
 	VZEROUPPER
 	RET
 
-kv_groups180:
+kv_groups176:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done187
+	JZ    kv_rescale_done183
 
-kv_rescale186:
+kv_rescale182:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3525,28 +3145,28 @@ kv_rescale186:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale186
+	JNZ          kv_rescale182
 
-kv_rescale_done187:
+kv_rescale_done183:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys188:
+vb_keys184:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done189
+	JL    vb_keys_done185
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done191
+	JZ    vb_query_done187
 
-vb_query190:
+vb_query186:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done193
+	JZ    vb_group_done189
 
-vb_group192:
+vb_group188:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	PREFETCHT1 64(R13)(DX*4)
@@ -3569,9 +3189,9 @@ vb_group192:
 	PREFETCHT1 192(R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row194
+	JNZ        vb_by_row190
 
-vb_rows196:
+vb_rows192:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -3594,28 +3214,73 @@ vb_rows196:
 	VMOVUPS      192(R9), Z19
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero197
+	JZ           vh_zero193
 	VBROADCASTSS (R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
-vh_zero197:
+vh_zero193:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero198
+	JZ           vh_zero194
 	VBROADCASTSS (R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
-vh_zero198:
+vh_zero194:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero199
+	JZ           vh_zero195
 	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero195:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero196:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero197
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero197:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero198:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS 4(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3623,44 +3288,44 @@ vh_zero198:
 
 vh_zero199:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero200
-	VBROADCASTSS (R8)(R15*1), Z20
+	VBROADCASTSS 4(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero200:
-	VMOVUPS      (R9)(DX*1), Z16
-	VMOVUPS      64(R9)(DX*1), Z17
-	VMOVUPS      128(R9)(DX*1), Z18
-	VMOVUPS      192(R9)(DX*1), Z19
-	MOVL         4(R8), R14
+	VMOVUPS      (R9)(DX*2), Z16
+	VMOVUPS      64(R9)(DX*2), Z17
+	VMOVUPS      128(R9)(DX*2), Z18
+	VMOVUPS      192(R9)(DX*2), Z19
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero201
-	VBROADCASTSS 4(R8), Z20
+	VBROADCASTSS 8(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero201:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero202
-	VBROADCASTSS 4(R8)(BX*1), Z20
+	VBROADCASTSS 8(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero202:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero203
-	VBROADCASTSS 4(R8)(BX*2), Z20
+	VBROADCASTSS 8(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3668,44 +3333,44 @@ vh_zero202:
 
 vh_zero203:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero204
-	VBROADCASTSS 4(R8)(R15*1), Z20
+	VBROADCASTSS 8(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
 vh_zero204:
-	VMOVUPS      (R9)(DX*2), Z16
-	VMOVUPS      64(R9)(DX*2), Z17
-	VMOVUPS      128(R9)(DX*2), Z18
-	VMOVUPS      192(R9)(DX*2), Z19
-	MOVL         8(R8), R14
+	VMOVUPS      (R9)(R10*1), Z16
+	VMOVUPS      64(R9)(R10*1), Z17
+	VMOVUPS      128(R9)(R10*1), Z18
+	VMOVUPS      192(R9)(R10*1), Z19
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero205
-	VBROADCASTSS 8(R8), Z20
+	VBROADCASTSS 12(R8), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
 
 vh_zero205:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero206
-	VBROADCASTSS 8(R8)(BX*1), Z20
+	VBROADCASTSS 12(R8)(BX*1), Z20
 	VFMADD231PS  Z16, Z20, Z4
 	VFMADD231PS  Z17, Z20, Z5
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
 
 vh_zero206:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero207
-	VBROADCASTSS 8(R8)(BX*2), Z20
+	VBROADCASTSS 12(R8)(BX*2), Z20
 	VFMADD231PS  Z16, Z20, Z8
 	VFMADD231PS  Z17, Z20, Z9
 	VFMADD231PS  Z18, Z20, Z10
@@ -3713,61 +3378,16 @@ vh_zero206:
 
 vh_zero207:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero208
-	VBROADCASTSS 8(R8)(R15*1), Z20
-	VFMADD231PS  Z16, Z20, Z12
-	VFMADD231PS  Z17, Z20, Z13
-	VFMADD231PS  Z18, Z20, Z14
-	VFMADD231PS  Z19, Z20, Z15
-
-vh_zero208:
-	VMOVUPS      (R9)(R10*1), Z16
-	VMOVUPS      64(R9)(R10*1), Z17
-	VMOVUPS      128(R9)(R10*1), Z18
-	VMOVUPS      192(R9)(R10*1), Z19
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero209
-	VBROADCASTSS 12(R8), Z20
-	VFMADD231PS  Z16, Z20, Z0
-	VFMADD231PS  Z17, Z20, Z1
-	VFMADD231PS  Z18, Z20, Z2
-	VFMADD231PS  Z19, Z20, Z3
-
-vh_zero209:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero210
-	VBROADCASTSS 12(R8)(BX*1), Z20
-	VFMADD231PS  Z16, Z20, Z4
-	VFMADD231PS  Z17, Z20, Z5
-	VFMADD231PS  Z18, Z20, Z6
-	VFMADD231PS  Z19, Z20, Z7
-
-vh_zero210:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero211
-	VBROADCASTSS 12(R8)(BX*2), Z20
-	VFMADD231PS  Z16, Z20, Z8
-	VFMADD231PS  Z17, Z20, Z9
-	VFMADD231PS  Z18, Z20, Z10
-	VFMADD231PS  Z19, Z20, Z11
-
-vh_zero211:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero212
+	JZ           vh_zero208
 	VBROADCASTSS 12(R8)(R15*1), Z20
 	VFMADD231PS  Z16, Z20, Z12
 	VFMADD231PS  Z17, Z20, Z13
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
 
-vh_zero212:
+vh_zero208:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3790,59 +3410,59 @@ vh_zero212:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows196
-	JMP     vb_group_next195
+	JNZ     vb_rows192
+	JMP     vb_group_next191
 
-vb_by_row194:
+vb_by_row190:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done214
+	JZ    vb_head_done210
 
-vb_head213:
+vb_head209:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero215
+	JZ           vb_zero211
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero215:
+vb_zero211:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero216
+	JZ           vb_zero212
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero216:
+vb_zero212:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero217
+	JZ           vb_zero213
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R9)(DX*2), Z4, Z0
 	VFMADD231PS  64(R9)(DX*2), Z4, Z1
 	VFMADD231PS  128(R9)(DX*2), Z4, Z2
 	VFMADD231PS  192(R9)(DX*2), Z4, Z3
 
-vb_zero217:
+vb_zero213:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero218
+	JZ           vb_zero214
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R9)(R10*1), Z4, Z0
 	VFMADD231PS  64(R9)(R10*1), Z4, Z1
 	VFMADD231PS  128(R9)(R10*1), Z4, Z2
 	VFMADD231PS  192(R9)(R10*1), Z4, Z3
 
-vb_zero218:
+vb_zero214:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3850,44 +3470,44 @@ vb_zero218:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head213
+	JNZ     vb_head209
 
-vb_head_done214:
-vb_group_next195:
+vb_head_done210:
+vb_group_next191:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  vb_group192
+	JNZ  vb_group188
 
-vb_group_done193:
+vb_group_done189:
 	DECQ R11
-	JNZ  vb_query190
+	JNZ  vb_query186
 
-vb_query_done191:
+vb_query_done187:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys188
+	JMP  vb_keys184
 
-vb_keys_done189:
+vb_keys_done185:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done220
+	JZ     kv_key_done216
 
-kv_key219:
+kv_key215:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done222
+	JZ    kv_query_done218
 
-kv_query221:
+kv_query217:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done224
+	JZ    kv_group_done220
 
-kv_group223:
+kv_group219:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3898,12 +3518,12 @@ kv_group223:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done226
+	JZ         kv_head_done222
 
-kv_head225:
+kv_head221:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero227
+	JZ           kv_zero223
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -3918,28 +3538,28 @@ kv_head225:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero227:
+kv_zero223:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head225
+	JNZ  kv_head221
 
-kv_head_done226:
+kv_head_done222:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group223
+	JNZ  kv_group219
 
-kv_group_done224:
+kv_group_done220:
 	DECQ R12
-	JNZ  kv_query221
+	JNZ  kv_query217
 
-kv_query_done222:
+kv_query_done218:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key219
+	JNZ  kv_key215
 
-kv_key_done220:
+kv_key_done216:
 	VZEROUPPER
 	RET
 
@@ -3952,9 +3572,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop229:
+loop225:
 	CMPQ    CX, $0x00000020
-	JB      loop_end230
+	JB      loop_end226
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3965,23 +3585,23 @@ loop229:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop229
+	JMP     loop225
 
-loop_end230:
-loop231:
+loop_end226:
+loop227:
 	CMPQ    CX, $0x00000010
-	JB      loop_end232
+	JB      loop_end228
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop231
+	JMP     loop227
 
-loop_end232:
+loop_end228:
 	TESTQ     CX, CX
-	JZ        loop_done228
+	JZ        loop_done224
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3989,7 +3609,7 @@ loop_end232:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done228:
+loop_done224:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3999,10 +3619,10 @@ loop_done228:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store233
+	JZ            max_store229
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store233:
+max_store229:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4029,9 +3649,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop235:
+loop231:
 	CMPQ         CX, $0x00000010
-	JB           loop_end236
+	JB           loop_end232
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4053,11 +3673,11 @@ loop235:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop235
+	JMP          loop231
 
-loop_end236:
+loop_end232:
 	TESTQ        CX, CX
-	JZ           loop_done234
+	JZ           loop_done230
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4081,7 +3701,7 @@ loop_end236:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done234:
+loop_done230:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4093,16 +3713,6 @@ loop_done234:
 	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
-
-DATA combine_dup8<>+0(SB)/4, $0x00000000
-DATA combine_dup8<>+4(SB)/4, $0x00000000
-DATA combine_dup8<>+8(SB)/4, $0x00000001
-DATA combine_dup8<>+12(SB)/4, $0x00000001
-DATA combine_dup8<>+16(SB)/4, $0x00000002
-DATA combine_dup8<>+20(SB)/4, $0x00000002
-DATA combine_dup8<>+24(SB)/4, $0x00000003
-DATA combine_dup8<>+28(SB)/4, $0x00000003
-GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA far_dup8_0<>+0(SB)/4, $0x00000000
 DATA far_dup8_0<>+4(SB)/4, $0x00000000
@@ -4229,24 +3839,6 @@ DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
-
-DATA combine_dup16<>+0(SB)/4, $0x00000000
-DATA combine_dup16<>+4(SB)/4, $0x00000000
-DATA combine_dup16<>+8(SB)/4, $0x00000001
-DATA combine_dup16<>+12(SB)/4, $0x00000001
-DATA combine_dup16<>+16(SB)/4, $0x00000002
-DATA combine_dup16<>+20(SB)/4, $0x00000002
-DATA combine_dup16<>+24(SB)/4, $0x00000003
-DATA combine_dup16<>+28(SB)/4, $0x00000003
-DATA combine_dup16<>+32(SB)/4, $0x00000004
-DATA combine_dup16<>+36(SB)/4, $0x00000004
-DATA combine_dup16<>+40(SB)/4, $0x00000005
-DATA combine_dup16<>+44(SB)/4, $0x00000005
-DATA combine_dup16<>+48(SB)/4, $0x00000006
-DATA combine_dup16<>+52(SB)/4, $0x00000006
-DATA combine_dup16<>+56(SB)/4, $0x00000007
-DATA combine_dup16<>+60(SB)/4, $0x00000007
-GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA far_dup16_0<>+0(SB)/4, $0x00000000
 DATA far_dup16_0<>+4(SB)/4, $0x00000000

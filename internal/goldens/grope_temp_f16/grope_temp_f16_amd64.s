@@ -439,118 +439,6 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done27
-
-combine_token28:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000030, R8, R8
-	ADDQ      DX, R8
-	VMOVSD    (R8), X0
-	VMOVSD    24(R8), X1
-	VMULSD    (CX), X0, X2
-	VMULSD    24(CX), X1, X3
-	VSUBSD    X3, X2, X2
-	VMULSD    24(CX), X0, X0
-	VMULSD    (CX), X1, X1
-	VADDSD    X1, X0, X0
-	VCVTSD2SS X2, X2, X2
-	VCVTSD2SS X0, X0, X0
-	VMOVSS    X2, (AX)
-	VMOVSS    X0, 12(AX)
-	VMOVSD    8(R8), X0
-	VMOVSD    32(R8), X1
-	VMULSD    8(CX), X0, X2
-	VMULSD    32(CX), X1, X3
-	VSUBSD    X3, X2, X2
-	VMULSD    32(CX), X0, X0
-	VMULSD    8(CX), X1, X1
-	VADDSD    X1, X0, X0
-	VCVTSD2SS X2, X2, X2
-	VCVTSD2SS X0, X0, X0
-	VMOVSS    X2, 4(AX)
-	VMOVSS    X0, 16(AX)
-	VMOVSD    16(R8), X0
-	VMOVSD    40(R8), X1
-	VMULSD    16(CX), X0, X2
-	VMULSD    40(CX), X1, X3
-	VSUBSD    X3, X2, X2
-	VMULSD    40(CX), X0, X0
-	VMULSD    16(CX), X1, X1
-	VADDSD    X1, X0, X0
-	VCVTSD2SS X2, X2, X2
-	VCVTSD2SS X0, X0, X0
-	VMOVSS    X2, 8(AX)
-	VMOVSS    X0, 20(AX)
-	ADDQ      $0x00000018, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token28
-
-combine_done27:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), X0
-	VMOVUPD 24(CX), X1
-	VMOVUPD (DX), X2
-	VMOVUPD 24(DX), X3
-	VMULPD  X2, X0, X4
-	VMULPD  X3, X1, X5
-	VSUBPD  X5, X4, X4
-	VMULPD  X2, X1, X1
-	VMULPD  X3, X0, X0
-	VADDPD  X0, X1, X1
-	VMOVUPD (BX), X0
-	VMOVUPD 24(BX), X2
-	VMULPD  X0, X4, X3
-	VMULPD  X2, X1, X5
-	VSUBPD  X5, X3, X3
-	VMULPD  X0, X1, X0
-	VMULPD  X2, X4, X1
-	VADDPD  X1, X0, X0
-	VMOVUPD X3, (AX)
-	VMOVUPD X0, 24(AX)
-	VMOVSD  16(CX), X0
-	VMOVSD  40(CX), X1
-	VMOVSD  16(DX), X2
-	VMOVSD  40(DX), X3
-	VMULSD  X2, X0, X4
-	VMULSD  X3, X1, X5
-	VSUBSD  X5, X4, X4
-	VMULSD  X2, X1, X1
-	VMULSD  X3, X0, X0
-	VADDSD  X0, X1, X1
-	VMOVSD  16(BX), X0
-	VMOVSD  40(BX), X2
-	VMULSD  X0, X4, X3
-	VMULSD  X2, X1, X5
-	VSUBSD  X5, X3, X3
-	VMULSD  X0, X1, X0
-	VMULSD  X2, X4, X1
-	VADDSD  X1, X0, X0
-	VMOVSD  X3, 16(AX)
-	VMOVSD  X0, 40(AX)
-	VZEROUPPER
-	RET
-
 // func farRowsAVX2(rows []float32, digits []float32, pos []int32)
 // Requires: AVX
 TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
@@ -559,9 +447,9 @@ TEXT ·farRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done29
+	JZ    far_done27
 
-far_token30:
+far_token28:
 	MOVL   (DX), SI
 	MOVL   SI, DI
 	ANDL   $0x000000ff, DI
@@ -663,9 +551,9 @@ far_token30:
 	ADDQ   $0x00000018, AX
 	ADDQ   $0x04, DX
 	DECQ   BX
-	JNZ    far_token30
+	JNZ    far_token28
 
-far_done29:
+far_done27:
 	VZEROUPPER
 	RET
 
@@ -677,20 +565,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done31
+	JZ    scale16_done29
 	TESTQ BX, BX
-	JZ    scale16_done31
+	JZ    scale16_done29
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token32:
+scale16_token30:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop33:
+scale16_loop31:
 	CMPQ      R8, $0x00000020
-	JB        scale16_loop_end34
+	JB        scale16_loop_end32
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
@@ -705,30 +593,30 @@ scale16_loop33:
 	VCVTPS2PH $0x00, Y1, 48(DI)
 	ADDQ      $0x00000040, DI
 	SUBQ      $0x00000020, R8
-	JMP       scale16_loop33
+	JMP       scale16_loop31
 
-scale16_loop_end34:
-scale16_loop35:
+scale16_loop_end32:
+scale16_loop33:
 	CMPQ      R8, $0x00000008
-	JB        scale16_loop_end36
+	JB        scale16_loop_end34
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
 	ADDQ      $0x00000010, DI
 	SUBQ      $0x00000008, R8
-	JMP       scale16_loop35
+	JMP       scale16_loop33
 
-scale16_loop_end36:
+scale16_loop_end34:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail37
+	JZ        scale16_tail35
 	VCVTPH2PS (DI), X1
 	VMULPS    X0, X1, X1
 	VCVTPS2PH $0x00, X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail37:
+scale16_tail35:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail38
+	JZ        scale16_tail36
 	VMOVD     (DI), X1
 	VCVTPH2PS X1, X1
 	VMULPS    X0, X1, X1
@@ -736,9 +624,9 @@ scale16_tail37:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail38:
+scale16_tail36:
 	TESTQ     $0x00000001, R8
-	JZ        scale16_tail39
+	JZ        scale16_tail37
 	MOVWLZX   (DI), R8
 	VMOVD     R8, X1
 	VCVTPH2PS X1, X1
@@ -747,13 +635,13 @@ scale16_tail38:
 	VPEXTRW   $0x00, X0, (DI)
 	ADDQ      $0x00000002, DI
 
-scale16_tail39:
+scale16_tail37:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token32
+	JNZ  scale16_token30
 
-scale16_done31:
+scale16_done29:
 	VZEROUPPER
 	RET
 
@@ -767,23 +655,23 @@ TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups40
+	JNE   kv_groups38
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows41:
+s1_rows39:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done42
+	JL   s1_rows_done40
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys43:
+s1_keys41:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done44
+	JL           s1_keys_done42
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      40(SI), Y7
@@ -828,13 +716,13 @@ s1_keys43:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys43
+	JMP          s1_keys41
 
-s1_keys_done44:
+s1_keys_done42:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done46
+	JZ    s1_key_tail_done44
 
-s1_key_tail45:
+s1_key_tail43:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVSD       32(SI), X8
@@ -864,27 +752,27 @@ s1_key_tail45:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail45
+	JNZ          s1_key_tail43
 
-s1_key_tail_done46:
+s1_key_tail_done44:
 	ADDQ $0x00000050, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows41
+	JMP  s1_rows39
 
-s1_rows_done42:
+s1_rows_done40:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done48
+	JZ    s1_row_tail_done46
 
-s1_row_tail47:
+s1_row_tail45:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done50
+	JZ    s1_row_tail_key_done48
 
-s1_row_tail_key49:
+s1_row_tail_key47:
 	VMOVUPS      (SI), Y0
 	VMULPS       (R8), Y0, Y0
 	VMOVSD       32(SI), X8
@@ -901,40 +789,40 @@ s1_row_tail_key49:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key49
+	JNZ          s1_row_tail_key47
 
-s1_row_tail_key_done50:
+s1_row_tail_key_done48:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail47
+	JNZ  s1_row_tail45
 
-s1_row_tail_done48:
+s1_row_tail_done46:
 	VZEROUPPER
 	RET
 
-kv_groups40:
+kv_groups38:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key51
+	JNZ   kv_by_key49
 
-kb_keys52:
+kb_keys50:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done53
+	JL    kb_keys_done51
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done55
+	JZ    kb_query_done53
 
-kb_query54:
+kb_query52:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done57
+	JZ    kb_group_done55
 
-kb_group56:
+kb_group54:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -945,7 +833,7 @@ kb_group56:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows58:
+kb_rows56:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      40(DI), Y7
@@ -991,50 +879,50 @@ kb_rows58:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows58
+	JNZ          kb_rows56
 	ADDQ         $0x00000028, R9
 	DECQ         R12
-	JNZ          kb_group56
+	JNZ          kb_group54
 
-kb_group_done57:
+kb_group_done55:
 	DECQ R11
-	JNZ  kb_query54
+	JNZ  kb_query52
 
-kb_query_done55:
+kb_query_done53:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys52
+	JMP  kb_keys50
 
-kb_keys_done53:
-kv_by_key51:
+kb_keys_done51:
+kv_by_key49:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done60
+	JZ     kv_key_done58
 
-kv_key59:
+kv_key57:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done62
+	JZ    kv_query_done60
 
-kv_query61:
+kv_query59:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done64
+	JZ    kv_group_done62
 
-kv_group63:
+kv_group61:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS    (R9), Y0
 	VMOVSD     32(R9), X8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done66
+	JZ         kv_head_done64
 
-kv_head65:
+kv_head63:
 	VMULPS       (SI), Y0, Y1
 	VMOVSD       32(SI), X9
 	VMULPS       Y9, Y8, Y2
@@ -1049,24 +937,24 @@ kv_head65:
 	ADDQ         $0x00000028, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head65
+	JNZ          kv_head63
 
-kv_head_done66:
+kv_head_done64:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  kv_group63
+	JNZ  kv_group61
 
-kv_group_done64:
+kv_group_done62:
 	DECQ R11
-	JNZ  kv_query61
+	JNZ  kv_query59
 
-kv_query_done62:
+kv_query_done60:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key59
+	JNZ  kv_key57
 
-kv_key_done60:
+kv_key_done58:
 	VZEROUPPER
 	RET
 
@@ -1080,7 +968,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups67
+	JNE   kv_groups65
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1088,9 +976,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done69
+	JZ    v1_row_done67
 
-v1_row68:
+v1_row66:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1100,46 +988,46 @@ v1_row68:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done71
+	JZ           v1_key_done69
 
-v1_key70:
+v1_key68:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero72
+	JZ           v1_zero70
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VMOVSD       32(R9), X3
 	VFMADD231PS  Y3, Y0, Y2
 
-v1_zero72:
+v1_zero70:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key70
+	JNZ  v1_key68
 
-v1_key_done71:
+v1_key_done69:
 	VMOVUPS Y1, (CX)
 	VMOVSD  X2, 32(CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row68
+	JNZ     v1_row66
 
-v1_row_done69:
+v1_row_done67:
 	VZEROUPPER
 	RET
 
-kv_groups67:
+kv_groups65:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done74
+	JZ    kv_rescale_done72
 
-kv_rescale73:
+kv_rescale71:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1150,28 +1038,28 @@ kv_rescale73:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale73
+	JNZ          kv_rescale71
 
-kv_rescale_done74:
+kv_rescale_done72:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys75:
+vb_keys73:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done76
+	JL    vb_keys_done74
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done78
+	JZ    vb_query_done76
 
-vb_query77:
+vb_query75:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done80
+	JZ    vb_group_done78
 
-vb_group79:
+vb_group77:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	ADDQ       DX, R13
@@ -1182,9 +1070,9 @@ vb_group79:
 	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row81
+	JNZ        vb_by_row79
 
-vb_rows83:
+vb_rows81:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X3
 	VMOVUPS      40(DI), Y1
@@ -1193,74 +1081,74 @@ vb_rows83:
 	VMOVSD       32(R9), X5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero84
+	JZ           vh_zero82
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero84:
+vh_zero82:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero85
+	JZ           vh_zero83
 	VBROADCASTSS (R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero85:
+vh_zero83:
 	VMOVUPS      (R9)(DX*1), Y2
 	VMOVSD       32(R9)(DX*1), X5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero86
+	JZ           vh_zero84
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero86:
+vh_zero84:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero87
+	JZ           vh_zero85
 	VBROADCASTSS 4(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero87:
+vh_zero85:
 	VMOVUPS      (R9)(DX*2), Y2
 	VMOVSD       32(R9)(DX*2), X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero88
+	JZ           vh_zero86
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero88:
+vh_zero86:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero89
+	JZ           vh_zero87
 	VBROADCASTSS 8(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero89:
+vh_zero87:
 	VMOVUPS      (R9)(R10*1), Y2
 	VMOVSD       32(R9)(R10*1), X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero90
+	JZ           vh_zero88
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero90:
+vh_zero88:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero91
+	JZ           vh_zero89
 	VBROADCASTSS 12(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero91:
+vh_zero89:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X3, 32(DI)
 	VMOVUPS Y1, 40(DI)
@@ -1269,107 +1157,107 @@ vh_zero91:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows83
-	JMP     vb_group_next82
+	JNZ     vb_rows81
+	JMP     vb_group_next80
 
-vb_by_row81:
+vb_by_row79:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done93
+	JZ    vb_head_done91
 
-vb_head92:
+vb_head90:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X6
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero94
+	JZ           vb_zero92
 	VBROADCASTSS (R8), Y1
 	VFMADD231PS  (R9), Y1, Y0
 	VMOVSD       32(R9), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero94:
+vb_zero92:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero95
+	JZ           vb_zero93
 	VBROADCASTSS 4(R8), Y1
 	VFMADD231PS  (R9)(DX*1), Y1, Y0
 	VMOVSD       32(R9)(DX*1), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero95:
+vb_zero93:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero96
+	JZ           vb_zero94
 	VBROADCASTSS 8(R8), Y1
 	VFMADD231PS  (R9)(DX*2), Y1, Y0
 	VMOVSD       32(R9)(DX*2), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero96:
+vb_zero94:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero97
+	JZ           vb_zero95
 	VBROADCASTSS 12(R8), Y1
 	VFMADD231PS  (R9)(R10*1), Y1, Y0
 	VMOVSD       32(R9)(R10*1), X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero97:
+vb_zero95:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X6, 32(DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head92
+	JNZ     vb_head90
 
-vb_head_done93:
-vb_group_next82:
+vb_head_done91:
+vb_group_next80:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  vb_group79
+	JNZ  vb_group77
 
-vb_group_done80:
+vb_group_done78:
 	DECQ R11
-	JNZ  vb_query77
+	JNZ  vb_query75
 
-vb_query_done78:
+vb_query_done76:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys75
+	JMP  vb_keys73
 
-vb_keys_done76:
+vb_keys_done74:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done99
+	JZ     kv_key_done97
 
-kv_key98:
+kv_key96:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done101
+	JZ    kv_query_done99
 
-kv_query100:
+kv_query98:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done103
+	JZ    kv_group_done101
 
-kv_group102:
+kv_group100:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS    (R9), Y0
 	VMOVSD     32(R9), X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done105
+	JZ         kv_head_done103
 
-kv_head104:
+kv_head102:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero106
+	JZ           kv_zero104
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
@@ -1378,28 +1266,28 @@ kv_head104:
 	VFMADD231PS  Y5, Y1, Y7
 	VMOVSD       X7, 32(SI)
 
-kv_zero106:
+kv_zero104:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head104
+	JNZ  kv_head102
 
-kv_head_done105:
+kv_head_done103:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group102
+	JNZ  kv_group100
 
-kv_group_done103:
+kv_group_done101:
 	DECQ R12
-	JNZ  kv_query100
+	JNZ  kv_query98
 
-kv_query_done101:
+kv_query_done99:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key98
+	JNZ  kv_key96
 
-kv_key_done99:
+kv_key_done97:
 	VZEROUPPER
 	RET
 
@@ -1412,9 +1300,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop108:
+loop106:
 	CMPQ    CX, $0x00000010
-	JB      loop_end109
+	JB      loop_end107
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1425,23 +1313,23 @@ loop108:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop108
+	JMP     loop106
 
-loop_end109:
-loop110:
+loop_end107:
+loop108:
 	CMPQ    CX, $0x00000008
-	JB      loop_end111
+	JB      loop_end109
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop110
+	JMP     loop108
 
-loop_end111:
+loop_end109:
 	TESTQ      CX, CX
-	JZ         loop_done107
+	JZ         loop_done105
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1451,7 +1339,7 @@ loop_end111:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done107:
+loop_done105:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1459,10 +1347,10 @@ loop_done107:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store112
+	JZ           max_store110
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store112:
+max_store110:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1482,9 +1370,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop114:
+loop112:
 	CMPQ         CX, $0x00000008
-	JB           loop_end115
+	JB           loop_end113
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1507,11 +1395,11 @@ loop114:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop114
+	JMP          loop112
 
-loop_end115:
+loop_end113:
 	TESTQ        CX, CX
-	JZ           loop_done113
+	JZ           loop_done111
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1537,7 +1425,7 @@ loop_end115:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done113:
+loop_done111:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1555,9 +1443,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop116:
+widen_loop114:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end117
+	JB        widen_loop_end115
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -1569,39 +1457,39 @@ widen_loop116:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop116
+	JMP       widen_loop114
 
-widen_loop_end117:
-widen_loop118:
+widen_loop_end115:
+widen_loop116:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end119
+	JB        widen_loop_end117
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop118
+	JMP       widen_loop116
 
-widen_loop_end119:
+widen_loop_end117:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail120
+	JZ        widen_tail118
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail120:
+widen_tail118:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail121
+	JZ        widen_tail119
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail121:
+widen_tail119:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail122
+	JZ        widen_tail120
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -1609,7 +1497,7 @@ widen_tail121:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail122:
+widen_tail120:
 	VZEROUPPER
 	RET
 
@@ -1623,23 +1511,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups123
+	JNE   kv_groups121
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows124:
+s1_rows122:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done125
+	JL   s1_rows_done123
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys126:
+s1_keys124:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done127
+	JL           s1_keys_done125
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      40(SI), Y7
@@ -1688,13 +1576,13 @@ s1_keys126:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys126
+	JMP          s1_keys124
 
-s1_keys_done127:
+s1_keys_done125:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done129
+	JZ    s1_key_tail_done127
 
-s1_key_tail128:
+s1_key_tail126:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -1728,27 +1616,27 @@ s1_key_tail128:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail128
+	JNZ          s1_key_tail126
 
-s1_key_tail_done129:
+s1_key_tail_done127:
 	ADDQ $0x00000050, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows124
+	JMP  s1_rows122
 
-s1_rows_done125:
+s1_rows_done123:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done131
+	JZ    s1_row_tail_done129
 
-s1_row_tail130:
+s1_row_tail128:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done133
+	JZ    s1_row_tail_key_done131
 
-s1_row_tail_key132:
+s1_row_tail_key130:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -1767,40 +1655,40 @@ s1_row_tail_key132:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key132
+	JNZ          s1_row_tail_key130
 
-s1_row_tail_key_done133:
+s1_row_tail_key_done131:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail130
+	JNZ  s1_row_tail128
 
-s1_row_tail_done131:
+s1_row_tail_done129:
 	VZEROUPPER
 	RET
 
-kv_groups123:
+kv_groups121:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key134
+	JNZ   kv_by_key132
 
-kb_keys135:
+kb_keys133:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done136
+	JL    kb_keys_done134
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done138
+	JZ    kb_query_done136
 
-kb_query137:
+kb_query135:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done140
+	JZ    kb_group_done138
 
-kb_group139:
+kb_group137:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1811,7 +1699,7 @@ kb_group139:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows141:
+kb_rows139:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      40(DI), Y7
@@ -1861,51 +1749,51 @@ kb_rows141:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows141
+	JNZ          kb_rows139
 	ADDQ         $0x00000014, R9
 	DECQ         R12
-	JNZ          kb_group139
+	JNZ          kb_group137
 
-kb_group_done140:
+kb_group_done138:
 	DECQ R11
-	JNZ  kb_query137
+	JNZ  kb_query135
 
-kb_query_done138:
+kb_query_done136:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys135
+	JMP  kb_keys133
 
-kb_keys_done136:
-kv_by_key134:
+kb_keys_done134:
+kv_by_key132:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done143
+	JZ     kv_key_done141
 
-kv_key142:
+kv_key140:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done145
+	JZ    kv_query_done143
 
-kv_query144:
+kv_query142:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done147
+	JZ    kv_group_done145
 
-kv_group146:
+kv_group144:
 	PREFETCHT1 (R9)(DI*1)
 	VCVTPH2PS  (R9), Y0
 	VMOVD      16(R9), X1
 	VCVTPH2PS  X1, X8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done149
+	JZ         kv_head_done147
 
-kv_head148:
+kv_head146:
 	VMULPS       (SI), Y0, Y1
 	VMOVSD       32(SI), X9
 	VMULPS       Y9, Y8, Y2
@@ -1920,24 +1808,24 @@ kv_head148:
 	ADDQ         $0x00000028, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head148
+	JNZ          kv_head146
 
-kv_head_done149:
+kv_head_done147:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  kv_group146
+	JNZ  kv_group144
 
-kv_group_done147:
+kv_group_done145:
 	DECQ R11
-	JNZ  kv_query144
+	JNZ  kv_query142
 
-kv_query_done145:
+kv_query_done143:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key142
+	JNZ  kv_key140
 
-kv_key_done143:
+kv_key_done141:
 	VZEROUPPER
 	RET
 
@@ -1951,7 +1839,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups150
+	JNE   kv_groups148
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1959,9 +1847,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done152
+	JZ    v1_row_done150
 
-v1_row151:
+v1_row149:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1971,12 +1859,12 @@ v1_row151:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done154
+	JZ           v1_key_done152
 
-v1_key153:
+v1_key151:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero155
+	JZ           v1_zero153
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y4
 	VFMADD231PS  Y4, Y0, Y1
@@ -1984,35 +1872,35 @@ v1_key153:
 	VCVTPH2PS    X3, X3
 	VFMADD231PS  Y3, Y0, Y2
 
-v1_zero155:
+v1_zero153:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key153
+	JNZ  v1_key151
 
-v1_key_done154:
+v1_key_done152:
 	VMOVUPS Y1, (CX)
 	VMOVSD  X2, 32(CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row151
+	JNZ     v1_row149
 
-v1_row_done152:
+v1_row_done150:
 	VZEROUPPER
 	RET
 
-kv_groups150:
+kv_groups148:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done157
+	JZ    kv_rescale_done155
 
-kv_rescale156:
+kv_rescale154:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2023,28 +1911,28 @@ kv_rescale156:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale156
+	JNZ          kv_rescale154
 
-kv_rescale_done157:
+kv_rescale_done155:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys158:
+vb_keys156:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done159
+	JL    vb_keys_done157
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done161
+	JZ    vb_query_done159
 
-vb_query160:
+vb_query158:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done163
+	JZ    vb_group_done161
 
-vb_group162:
+vb_group160:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	ADDQ       DX, R13
@@ -2055,9 +1943,9 @@ vb_group162:
 	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
-	JNZ        vb_by_row164
+	JNZ        vb_by_row162
 
-vb_rows166:
+vb_rows164:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X3
 	VMOVUPS      40(DI), Y1
@@ -2067,77 +1955,77 @@ vb_rows166:
 	VCVTPH2PS    X5, X5
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero167
+	JZ           vh_zero165
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero167:
+vh_zero165:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero168
+	JZ           vh_zero166
 	VBROADCASTSS (R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero168:
+vh_zero166:
 	VCVTPH2PS    (R9)(DX*1), Y2
 	VMOVD        16(R9)(DX*1), X5
 	VCVTPH2PS    X5, X5
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero169
+	JZ           vh_zero167
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero169:
+vh_zero167:
 	MOVL         4(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero170
+	JZ           vh_zero168
 	VBROADCASTSS 4(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero170:
+vh_zero168:
 	VCVTPH2PS    (R9)(DX*2), Y2
 	VMOVD        16(R9)(DX*2), X5
 	VCVTPH2PS    X5, X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero171
+	JZ           vh_zero169
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero171:
+vh_zero169:
 	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero172
+	JZ           vh_zero170
 	VBROADCASTSS 8(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero172:
+vh_zero170:
 	VCVTPH2PS    (R9)(R10*1), Y2
 	VMOVD        16(R9)(R10*1), X5
 	VCVTPH2PS    X5, X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero173
+	JZ           vh_zero171
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  Y2, Y8, Y0
 	VFMADD231PS  Y5, Y8, Y3
 
-vh_zero173:
+vh_zero171:
 	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero174
+	JZ           vh_zero172
 	VBROADCASTSS 12(R8)(BX*1), Y8
 	VFMADD231PS  Y2, Y8, Y1
 	VFMADD231PS  Y5, Y8, Y4
 
-vh_zero174:
+vh_zero172:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X3, 32(DI)
 	VMOVUPS Y1, 40(DI)
@@ -2146,20 +2034,20 @@ vh_zero174:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x02, R13
-	JNZ     vb_rows166
-	JMP     vb_group_next165
+	JNZ     vb_rows164
+	JMP     vb_group_next163
 
-vb_by_row164:
+vb_by_row162:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done176
+	JZ    vb_head_done174
 
-vb_head175:
+vb_head173:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X6
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero177
+	JZ           vb_zero175
 	VBROADCASTSS (R8), Y1
 	VCVTPH2PS    (R9), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2167,10 +2055,10 @@ vb_head175:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero177:
+vb_zero175:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero178
+	JZ           vb_zero176
 	VBROADCASTSS 4(R8), Y1
 	VCVTPH2PS    (R9)(DX*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2178,10 +2066,10 @@ vb_zero177:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero178:
+vb_zero176:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero179
+	JZ           vb_zero177
 	VBROADCASTSS 8(R8), Y1
 	VCVTPH2PS    (R9)(DX*2), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2189,10 +2077,10 @@ vb_zero178:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero179:
+vb_zero177:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero180
+	JZ           vb_zero178
 	VBROADCASTSS 12(R8), Y1
 	VCVTPH2PS    (R9)(R10*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
@@ -2200,62 +2088,62 @@ vb_zero179:
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero180:
+vb_zero178:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X6, 32(DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head175
+	JNZ     vb_head173
 
-vb_head_done176:
-vb_group_next165:
+vb_head_done174:
+vb_group_next163:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  vb_group162
+	JNZ  vb_group160
 
-vb_group_done163:
+vb_group_done161:
 	DECQ R11
-	JNZ  vb_query160
+	JNZ  vb_query158
 
-vb_query_done161:
+vb_query_done159:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys158
+	JMP  vb_keys156
 
-vb_keys_done159:
+vb_keys_done157:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done182
+	JZ     kv_key_done180
 
-kv_key181:
+kv_key179:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done184
+	JZ    kv_query_done182
 
-kv_query183:
+kv_query181:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done186
+	JZ    kv_group_done184
 
-kv_group185:
+kv_group183:
 	PREFETCHT1 (R9)(DI*1)
 	VCVTPH2PS  (R9), Y0
 	VMOVD      16(R9), X1
 	VCVTPH2PS  X1, X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done188
+	JZ         kv_head_done186
 
-kv_head187:
+kv_head185:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero189
+	JZ           kv_zero187
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
@@ -2264,28 +2152,28 @@ kv_head187:
 	VFMADD231PS  Y5, Y1, Y7
 	VMOVSD       X7, 32(SI)
 
-kv_zero189:
+kv_zero187:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head187
+	JNZ  kv_head185
 
-kv_head_done188:
+kv_head_done186:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group185
+	JNZ  kv_group183
 
-kv_group_done186:
+kv_group_done184:
 	DECQ R12
-	JNZ  kv_query183
+	JNZ  kv_query181
 
-kv_query_done184:
+kv_query_done182:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key181
+	JNZ  kv_key179
 
-kv_key_done182:
+kv_key_done180:
 	VZEROUPPER
 	RET
 
@@ -2304,18 +2192,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done190
+	JZ     rope_done188
 	TESTL  R8, R8
-	JS     rope_inverse191
+	JS     rope_inverse189
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000014, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream192
+	JA     rope_stream190
 
-rope_token194:
+rope_token192:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -2323,14 +2211,14 @@ rope_token194:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done195
+	JZ        rope_heads_done193
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src196
+	JNE       rope_heads_from_src194
 
-rope_head197:
+rope_head195:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -2345,13 +2233,13 @@ rope_head197:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head197
-	JMP         rope_heads_done195
+	JNZ         rope_head195
+	JMP         rope_heads_done193
 
-rope_heads_from_src196:
+rope_heads_from_src194:
 	MOVQ CX, R10
 
-rope_head198:
+rope_head196:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -2369,17 +2257,17 @@ rope_head198:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head198
+	JNZ         rope_head196
 
-rope_heads_done195:
+rope_heads_done193:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done199
+	JZ    rope_heads_done197
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head200:
+rope_head198:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -2394,9 +2282,9 @@ rope_head200:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head200
+	JNZ         rope_head198
 
-rope_heads_done199:
+rope_heads_done197:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2406,11 +2294,11 @@ rope_heads_done199:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token194
-	JMP  rope_tokens_done193
+	JNZ  rope_token192
+	JMP  rope_tokens_done191
 
-rope_stream192:
-rope_token201:
+rope_stream190:
+rope_token199:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -2418,16 +2306,16 @@ rope_token201:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done202
+	JZ        rope_heads_done200
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src203
+	JNE       rope_heads_from_src201
 
-rope_head204:
+rope_head202:
 	PREFETCHT1  (R9)(R12*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2443,13 +2331,13 @@ rope_head204:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head204
-	JMP         rope_heads_done202
+	JNZ         rope_head202
+	JMP         rope_heads_done200
 
-rope_heads_from_src203:
+rope_heads_from_src201:
 	MOVQ CX, R10
 
-rope_head205:
+rope_head203:
 	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2468,19 +2356,19 @@ rope_head205:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head205
+	JNZ         rope_head203
 
-rope_heads_done202:
+rope_heads_done200:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done206
+	JZ    rope_heads_done204
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head207:
+rope_head205:
 	PREFETCHT1  (R9)(R11*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2496,9 +2384,9 @@ rope_head207:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head207
+	JNZ         rope_head205
 
-rope_heads_done206:
+rope_heads_done204:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2508,21 +2396,21 @@ rope_heads_done206:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token201
+	JNZ  rope_token199
 
-rope_tokens_done193:
-	JMP rope_done190
+rope_tokens_done191:
+	JMP rope_done188
 
-rope_inverse191:
+rope_inverse189:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000014, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream208
+	JA     rope_stream206
 
-rope_token210:
+rope_token208:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -2530,12 +2418,12 @@ rope_token210:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done211
+	JZ        rope_heads_done209
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head212:
+rope_head210:
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(DX), K1, Y3
@@ -2550,19 +2438,19 @@ rope_head212:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head212
+	JNZ         rope_head210
 
-rope_heads_done211:
+rope_heads_done209:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token210
-	JMP  rope_tokens_done209
+	JNZ  rope_token208
+	JMP  rope_tokens_done207
 
-rope_stream208:
-rope_token213:
+rope_stream206:
+rope_token211:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -2570,14 +2458,14 @@ rope_token213:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done214
+	JZ        rope_heads_done212
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head215:
+rope_head213:
 	PREFETCHT1  (DX)(R9*1)
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2593,130 +2481,18 @@ rope_head215:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head215
+	JNZ         rope_head213
 
-rope_heads_done214:
+rope_heads_done212:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token213
+	JNZ  rope_token211
 
-rope_tokens_done209:
-rope_done190:
-	VZEROUPPER
-	RET
-
-// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
-// Requires: AVX
-TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
-	MOVQ  rows_base+0(FP), AX
-	MOVQ  hi_base+24(FP), CX
-	MOVQ  low_base+48(FP), DX
-	MOVQ  pos_base+72(FP), BX
-	MOVQ  pos_len+80(FP), SI
-	MOVQ  mask+96(FP), DI
-	TESTQ SI, SI
-	JZ    combine_done216
-
-combine_token217:
-	MOVLQSX   (BX), R8
-	ANDQ      DI, R8
-	IMUL3Q    $0x00000030, R8, R8
-	ADDQ      DX, R8
-	VMOVSD    (R8), X0
-	VMOVSD    24(R8), X1
-	VMULSD    (CX), X0, X2
-	VMULSD    24(CX), X1, X3
-	VSUBSD    X3, X2, X2
-	VMULSD    24(CX), X0, X0
-	VMULSD    (CX), X1, X1
-	VADDSD    X1, X0, X0
-	VCVTSD2SS X2, X2, X2
-	VCVTSD2SS X0, X0, X0
-	VMOVSS    X2, (AX)
-	VMOVSS    X0, 12(AX)
-	VMOVSD    8(R8), X0
-	VMOVSD    32(R8), X1
-	VMULSD    8(CX), X0, X2
-	VMULSD    32(CX), X1, X3
-	VSUBSD    X3, X2, X2
-	VMULSD    32(CX), X0, X0
-	VMULSD    8(CX), X1, X1
-	VADDSD    X1, X0, X0
-	VCVTSD2SS X2, X2, X2
-	VCVTSD2SS X0, X0, X0
-	VMOVSS    X2, 4(AX)
-	VMOVSS    X0, 16(AX)
-	VMOVSD    16(R8), X0
-	VMOVSD    40(R8), X1
-	VMULSD    16(CX), X0, X2
-	VMULSD    40(CX), X1, X3
-	VSUBSD    X3, X2, X2
-	VMULSD    40(CX), X0, X0
-	VMULSD    16(CX), X1, X1
-	VADDSD    X1, X0, X0
-	VCVTSD2SS X2, X2, X2
-	VCVTSD2SS X0, X0, X0
-	VMOVSS    X2, 8(AX)
-	VMOVSS    X0, 20(AX)
-	ADDQ      $0x00000018, AX
-	ADDQ      $0x04, BX
-	DECQ      SI
-	JNZ       combine_token217
-
-combine_done216:
-	VZEROUPPER
-	RET
-
-// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
-// Requires: AVX
-TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
-	MOVQ    h_base+0(FP), AX
-	MOVQ    a_base+24(FP), CX
-	MOVQ    b_base+48(FP), DX
-	MOVQ    c_base+72(FP), BX
-	VMOVUPD (CX), X0
-	VMOVUPD 24(CX), X1
-	VMOVUPD (DX), X2
-	VMOVUPD 24(DX), X3
-	VMULPD  X2, X0, X4
-	VMULPD  X3, X1, X5
-	VSUBPD  X5, X4, X4
-	VMULPD  X2, X1, X1
-	VMULPD  X3, X0, X0
-	VADDPD  X0, X1, X1
-	VMOVUPD (BX), X0
-	VMOVUPD 24(BX), X2
-	VMULPD  X0, X4, X3
-	VMULPD  X2, X1, X5
-	VSUBPD  X5, X3, X3
-	VMULPD  X0, X1, X0
-	VMULPD  X2, X4, X1
-	VADDPD  X1, X0, X0
-	VMOVUPD X3, (AX)
-	VMOVUPD X0, 24(AX)
-	VMOVSD  16(CX), X0
-	VMOVSD  40(CX), X1
-	VMOVSD  16(DX), X2
-	VMOVSD  40(DX), X3
-	VMULSD  X2, X0, X4
-	VMULSD  X3, X1, X5
-	VSUBSD  X5, X4, X4
-	VMULSD  X2, X1, X1
-	VMULSD  X3, X0, X0
-	VADDSD  X0, X1, X1
-	VMOVSD  16(BX), X0
-	VMOVSD  40(BX), X2
-	VMULSD  X0, X4, X3
-	VMULSD  X2, X1, X5
-	VSUBSD  X5, X3, X3
-	VMULSD  X0, X1, X0
-	VMULSD  X2, X4, X1
-	VADDSD  X1, X0, X0
-	VMOVSD  X3, 16(AX)
-	VMOVSD  X0, 40(AX)
+rope_tokens_done207:
+rope_done188:
 	VZEROUPPER
 	RET
 
@@ -2728,9 +2504,9 @@ TEXT ·farRowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ  pos_base+48(FP), DX
 	MOVQ  pos_len+56(FP), BX
 	TESTQ BX, BX
-	JZ    far_done218
+	JZ    far_done214
 
-far_token219:
+far_token215:
 	MOVL   (DX), SI
 	MOVL   SI, DI
 	ANDL   $0x000000ff, DI
@@ -2832,9 +2608,9 @@ far_token219:
 	ADDQ   $0x00000018, AX
 	ADDQ   $0x04, DX
 	DECQ   BX
-	JNZ    far_token219
+	JNZ    far_token215
 
-far_done218:
+far_done214:
 	VZEROUPPER
 	RET
 
@@ -2854,20 +2630,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done220
+	JZ    scale16_done216
 	TESTQ BX, BX
-	JZ    scale16_done220
+	JZ    scale16_done216
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token221:
+scale16_token217:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop222:
+scale16_loop218:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end223
+	JB        scale16_loop_end219
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -2882,22 +2658,22 @@ scale16_loop222:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop222
+	JMP       scale16_loop218
 
-scale16_loop_end223:
-scale16_loop224:
+scale16_loop_end219:
+scale16_loop220:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end225
+	JB        scale16_loop_end221
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop224
+	JMP       scale16_loop220
 
-scale16_loop_end225:
+scale16_loop_end221:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail226
+	JZ          scale16_tail222
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2905,9 +2681,9 @@ scale16_loop_end225:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail226:
+scale16_tail222:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail227
+	JZ          scale16_tail223
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2915,9 +2691,9 @@ scale16_tail226:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail227:
+scale16_tail223:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail228
+	JZ          scale16_tail224
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2925,9 +2701,9 @@ scale16_tail227:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail228:
+scale16_tail224:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail229
+	JZ          scale16_tail225
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2935,13 +2711,13 @@ scale16_tail228:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail229:
+scale16_tail225:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token221
+	JNZ  scale16_token217
 
-scale16_done220:
+scale16_done216:
 	VZEROUPPER
 	RET
 
@@ -2957,23 +2733,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups230
+	JNE   kv_groups226
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows231:
+s1_rows227:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done232
+	JL   s1_rows_done228
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys233:
+s1_keys229:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done234
+	JL            s1_keys_done230
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -3052,13 +2828,13 @@ s1_keys233:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys233
+	JMP           s1_keys229
 
-s1_keys_done234:
+s1_keys_done230:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done236
+	JZ    s1_key_tail_done232
 
-s1_key_tail235:
+s1_key_tail231:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -3111,29 +2887,29 @@ s1_key_tail235:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail235
+	JNZ           s1_key_tail231
 
-s1_key_tail_done236:
+s1_key_tail_done232:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows231
+	JMP  s1_rows227
 
-s1_rows_done232:
+s1_rows_done228:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done238
+	JZ    s1_row_tail_done234
 
-s1_row_tail237:
+s1_row_tail233:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done240
+	JZ    s1_row_tail_key_done236
 
-s1_row_tail_key239:
+s1_row_tail_key235:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -3149,40 +2925,40 @@ s1_row_tail_key239:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key239
+	JNZ           s1_row_tail_key235
 
-s1_row_tail_key_done240:
+s1_row_tail_key_done236:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail237
+	JNZ  s1_row_tail233
 
-s1_row_tail_done238:
+s1_row_tail_done234:
 	VZEROUPPER
 	RET
 
-kv_groups230:
+kv_groups226:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key241
+	JNZ   kv_by_key237
 
-kb_keys242:
+kb_keys238:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done243
+	JL    kb_keys_done239
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done245
+	JZ    kb_query_done241
 
-kb_query244:
+kb_query240:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done247
+	JZ    kb_group_done243
 
-kb_group246:
+kb_group242:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -3193,7 +2969,7 @@ kb_group246:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows248:
+kb_rows244:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -3275,49 +3051,49 @@ kb_rows248:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows248
+	JNZ           kb_rows244
 	ADDQ          $0x00000028, R9
 	DECQ          R12
-	JNZ           kb_group246
+	JNZ           kb_group242
 
-kb_group_done247:
+kb_group_done243:
 	DECQ R11
-	JNZ  kb_query244
+	JNZ  kb_query240
 
-kb_query_done245:
+kb_query_done241:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys242
+	JMP  kb_keys238
 
-kb_keys_done243:
-kv_by_key241:
+kb_keys_done239:
+kv_by_key237:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done250
+	JZ     kv_key_done246
 
-kv_key249:
+kv_key245:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done252
+	JZ    kv_query_done248
 
-kv_query251:
+kv_query247:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done254
+	JZ    kv_group_done250
 
-kv_group253:
+kv_group249:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done256
+	JZ         kv_head_done252
 
-kv_head255:
+kv_head251:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -3332,24 +3108,24 @@ kv_head255:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head255
+	JNZ           kv_head251
 
-kv_head_done256:
+kv_head_done252:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  kv_group253
+	JNZ  kv_group249
 
-kv_group_done254:
+kv_group_done250:
 	DECQ R11
-	JNZ  kv_query251
+	JNZ  kv_query247
 
-kv_query_done252:
+kv_query_done248:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key249
+	JNZ  kv_key245
 
-kv_key_done250:
+kv_key_done246:
 	VZEROUPPER
 	RET
 
@@ -3365,7 +3141,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups257
+	JNE   kv_groups253
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3373,9 +3149,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done259
+	JZ    v1_row_done255
 
-v1_row258:
+v1_row254:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3383,44 +3159,44 @@ v1_row258:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done261
+	JZ           v1_key_done257
 
-v1_key260:
+v1_key256:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero262
+	JZ           v1_zero258
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero262:
+v1_zero258:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key260
+	JNZ  v1_key256
 
-v1_key_done261:
+v1_key_done257:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row258
+	JNZ     v1_row254
 
-v1_row_done259:
+v1_row_done255:
 	VZEROUPPER
 	RET
 
-kv_groups257:
+kv_groups253:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done264
+	JZ    kv_rescale_done260
 
-kv_rescale263:
+kv_rescale259:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3428,28 +3204,28 @@ kv_rescale263:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale263
+	JNZ          kv_rescale259
 
-kv_rescale_done264:
+kv_rescale_done260:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R10
 
-vb_keys265:
+vb_keys261:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done266
+	JL    vb_keys_done262
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R11
 	TESTQ R11, R11
-	JZ    vb_query_done268
+	JZ    vb_query_done264
 
-vb_query267:
+vb_query263:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R12
 	TESTQ R12, R12
-	JZ    vb_group_done270
+	JZ    vb_group_done266
 
-vb_group269:
+vb_group265:
 	MOVQ       R9, R13
 	PREFETCHT1 (R13)(DX*4)
 	ADDQ       DX, R13
@@ -3460,9 +3236,9 @@ vb_group269:
 	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
-	JNZ        vb_by_row271
+	JNZ        vb_by_row267
 
-vb_rows273:
+vb_rows269:
 	VMOVUPS.Z    (DI), K1, Z0
 	VMOVUPS.Z    40(DI), K1, Z1
 	VMOVUPS.Z    80(DI), K1, Z2
@@ -3470,123 +3246,123 @@ vb_rows273:
 	VMOVUPS.Z    (R9), K1, Z4
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vh_zero274
+	JZ           vh_zero270
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero274:
+vh_zero270:
 	MOVL         (R8)(BX*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero275
+	JZ           vh_zero271
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero275:
+vh_zero271:
 	MOVL         (R8)(BX*2), R14
 	TESTL        R14, R14
-	JZ           vh_zero276
+	JZ           vh_zero272
 	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero272:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero273
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero273:
+	VMOVUPS.Z    (R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero274
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero274:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero275
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero275:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero276
+	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero276:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
+	MOVL         4(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero277
-	VBROADCASTSS (R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero277:
-	VMOVUPS.Z    (R9)(DX*1), K1, Z4
-	MOVL         4(R8), R14
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
+	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero278
-	VBROADCASTSS 4(R8), Z5
+	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero278:
-	MOVL         4(R8)(BX*1), R14
+	MOVL         8(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero279
-	VBROADCASTSS 4(R8)(BX*1), Z5
+	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero279:
-	MOVL         4(R8)(BX*2), R14
+	MOVL         8(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero280
-	VBROADCASTSS 4(R8)(BX*2), Z5
+	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero280:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
+	MOVL         8(R8)(R15*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero281
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero281:
-	VMOVUPS.Z    (R9)(DX*2), K1, Z4
-	MOVL         8(R8), R14
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
+	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero282
-	VBROADCASTSS 8(R8), Z5
+	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero282:
-	MOVL         8(R8)(BX*1), R14
+	MOVL         12(R8)(BX*1), R14
 	TESTL        R14, R14
 	JZ           vh_zero283
-	VBROADCASTSS 8(R8)(BX*1), Z5
+	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero283:
-	MOVL         8(R8)(BX*2), R14
+	MOVL         12(R8)(BX*2), R14
 	TESTL        R14, R14
 	JZ           vh_zero284
-	VBROADCASTSS 8(R8)(BX*2), Z5
+	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero284:
 	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero285
-	VBROADCASTSS 8(R8)(R15*1), Z5
-	VFMADD231PS  Z4, Z5, Z3
-
-vh_zero285:
-	VMOVUPS.Z    (R9)(R10*1), K1, Z4
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vh_zero286
-	VBROADCASTSS 12(R8), Z5
-	VFMADD231PS  Z4, Z5, Z0
-
-vh_zero286:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
-	JZ           vh_zero287
-	VBROADCASTSS 12(R8)(BX*1), Z5
-	VFMADD231PS  Z4, Z5, Z1
-
-vh_zero287:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
-	JZ           vh_zero288
-	VBROADCASTSS 12(R8)(BX*2), Z5
-	VFMADD231PS  Z4, Z5, Z2
-
-vh_zero288:
-	LEAQ         (BX)(BX*2), R15
 	MOVL         12(R8)(R15*1), R14
 	TESTL        R14, R14
-	JZ           vh_zero289
+	JZ           vh_zero285
 	VBROADCASTSS 12(R8)(R15*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero289:
+vh_zero285:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K1, 40(DI)
 	VMOVUPS Z2, K1, 80(DI)
@@ -3597,127 +3373,127 @@ vh_zero289:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R13
-	JNZ     vb_rows273
-	JMP     vb_group_next272
+	JNZ     vb_rows269
+	JMP     vb_group_next268
 
-vb_by_row271:
+vb_by_row267:
 	MOVQ  grp+120(FP), R13
 	TESTQ R13, R13
-	JZ    vb_head_done291
+	JZ    vb_head_done287
 
-vb_head290:
+vb_head286:
 	VMOVUPS.Z    (DI), K1, Z0
 	MOVL         (R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero292
+	JZ           vb_zero288
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero292:
+vb_zero288:
 	MOVL         4(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero293
+	JZ           vb_zero289
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero293:
+vb_zero289:
 	MOVL         8(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero294
+	JZ           vb_zero290
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero294:
+vb_zero290:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
-	JZ           vb_zero295
+	JZ           vb_zero291
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero295:
+vb_zero291:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R13
-	JNZ     vb_head290
+	JNZ     vb_head286
 
-vb_head_done291:
-vb_group_next272:
+vb_head_done287:
+vb_group_next268:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  vb_group269
+	JNZ  vb_group265
 
-vb_group_done270:
+vb_group_done266:
 	DECQ R11
-	JNZ  vb_query267
+	JNZ  vb_query263
 
-vb_query_done268:
+vb_query_done264:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys265
+	JMP  vb_keys261
 
-vb_keys_done266:
+vb_keys_done262:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done297
+	JZ     kv_key_done293
 
-kv_key296:
+kv_key292:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done299
+	JZ    kv_query_done295
 
-kv_query298:
+kv_query294:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done301
+	JZ    kv_group_done297
 
-kv_group300:
+kv_group296:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done303
+	JZ         kv_head_done299
 
-kv_head302:
+kv_head298:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero304
+	JZ           kv_zero300
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero304:
+kv_zero300:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head302
+	JNZ  kv_head298
 
-kv_head_done303:
+kv_head_done299:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group300
+	JNZ  kv_group296
 
-kv_group_done301:
+kv_group_done297:
 	DECQ R12
-	JNZ  kv_query298
+	JNZ  kv_query294
 
-kv_query_done299:
+kv_query_done295:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key296
+	JNZ  kv_key292
 
-kv_key_done297:
+kv_key_done293:
 	VZEROUPPER
 	RET
 
@@ -3730,9 +3506,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop306:
+loop302:
 	CMPQ    CX, $0x00000020
-	JB      loop_end307
+	JB      loop_end303
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3743,23 +3519,23 @@ loop306:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop306
+	JMP     loop302
 
-loop_end307:
-loop308:
+loop_end303:
+loop304:
 	CMPQ    CX, $0x00000010
-	JB      loop_end309
+	JB      loop_end305
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop308
+	JMP     loop304
 
-loop_end309:
+loop_end305:
 	TESTQ     CX, CX
-	JZ        loop_done305
+	JZ        loop_done301
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3767,7 +3543,7 @@ loop_end309:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done305:
+loop_done301:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3777,10 +3553,10 @@ loop_done305:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store310
+	JZ            max_store306
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store310:
+max_store306:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3807,9 +3583,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop312:
+loop308:
 	CMPQ         CX, $0x00000010
-	JB           loop_end313
+	JB           loop_end309
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3831,11 +3607,11 @@ loop312:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop312
+	JMP          loop308
 
-loop_end313:
+loop_end309:
 	TESTQ        CX, CX
-	JZ           loop_done311
+	JZ           loop_done307
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3859,7 +3635,7 @@ loop_end313:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done311:
+loop_done307:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -3887,9 +3663,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop314:
+widen_loop310:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end315
+	JB        widen_loop_end311
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -3901,56 +3677,56 @@ widen_loop314:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop314
+	JMP       widen_loop310
 
-widen_loop_end315:
-widen_loop316:
+widen_loop_end311:
+widen_loop312:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end317
+	JB        widen_loop_end313
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop316
+	JMP       widen_loop312
 
-widen_loop_end317:
+widen_loop_end313:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail318
+	JZ          widen_tail314
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail318:
+widen_tail314:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail319
+	JZ          widen_tail315
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail319:
+widen_tail315:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail320
+	JZ          widen_tail316
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail320:
+widen_tail316:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail321
+	JZ          widen_tail317
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail321:
+widen_tail317:
 	VZEROUPPER
 	RET
 
@@ -3966,23 +3742,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups322
+	JNE   kv_groups318
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows323:
+s1_rows319:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done324
+	JL   s1_rows_done320
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys325:
+s1_keys321:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done326
+	JL            s1_keys_done322
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -4065,13 +3841,13 @@ s1_keys325:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys325
+	JMP           s1_keys321
 
-s1_keys_done326:
+s1_keys_done322:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done328
+	JZ    s1_key_tail_done324
 
-s1_key_tail327:
+s1_key_tail323:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVDQU16.Z   (R8), K1, Y1
 	VCVTPH2PS     Y1, Z1
@@ -4128,29 +3904,29 @@ s1_key_tail327:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail327
+	JNZ           s1_key_tail323
 
-s1_key_tail_done328:
+s1_key_tail_done324:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows323
+	JMP  s1_rows319
 
-s1_rows_done324:
+s1_rows_done320:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done330
+	JZ    s1_row_tail_done326
 
-s1_row_tail329:
+s1_row_tail325:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done332
+	JZ    s1_row_tail_key_done328
 
-s1_row_tail_key331:
+s1_row_tail_key327:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVDQU16.Z   (R8), K1, Y1
 	VCVTPH2PS     Y1, Z1
@@ -4167,40 +3943,40 @@ s1_row_tail_key331:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key331
+	JNZ           s1_row_tail_key327
 
-s1_row_tail_key_done332:
+s1_row_tail_key_done328:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail329
+	JNZ  s1_row_tail325
 
-s1_row_tail_done330:
+s1_row_tail_done326:
 	VZEROUPPER
 	RET
 
-kv_groups322:
+kv_groups318:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key333
+	JNZ   kv_by_key329
 
-kb_keys334:
+kb_keys330:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done335
+	JL    kb_keys_done331
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done337
+	JZ    kb_query_done333
 
-kb_query336:
+kb_query332:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done339
+	JZ    kb_group_done335
 
-kb_group338:
+kb_group334:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -4211,7 +3987,7 @@ kb_group338:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows340:
+kb_rows336:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -4297,50 +4073,50 @@ kb_rows340:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows340
+	JNZ           kb_rows336
 	ADDQ          $0x00000014, R9
 	DECQ          R12
-	JNZ           kb_group338
+	JNZ           kb_group334
 
-kb_group_done339:
+kb_group_done335:
 	DECQ R11
-	JNZ  kb_query336
+	JNZ  kb_query332
 
-kb_query_done337:
+kb_query_done333:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys334
+	JMP  kb_keys330
 
-kb_keys_done335:
-kv_by_key333:
+kb_keys_done331:
+kv_by_key329:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done342
+	JZ     kv_key_done338
 
-kv_key341:
+kv_key337:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done344
+	JZ    kv_query_done340
 
-kv_query343:
+kv_query339:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done346
+	JZ    kv_group_done342
 
-kv_group345:
+kv_group341:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done348
+	JZ          kv_head_done344
 
-kv_head347:
+kv_head343:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -4355,24 +4131,24 @@ kv_head347:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head347
+	JNZ           kv_head343
 
-kv_head_done348:
+kv_head_done344:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  kv_group345
+	JNZ  kv_group341
 
-kv_group_done346:
+kv_group_done342:
 	DECQ R11
-	JNZ  kv_query343
+	JNZ  kv_query339
 
-kv_query_done344:
+kv_query_done340:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key341
+	JNZ  kv_key337
 
-kv_key_done342:
+kv_key_done338:
 	VZEROUPPER
 	RET
 
@@ -4388,7 +4164,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups349
+	JNE   kv_groups345
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4396,9 +4172,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done351
+	JZ    v1_row_done347
 
-v1_row350:
+v1_row346:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -4406,45 +4182,45 @@ v1_row350:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done353
+	JZ           v1_key_done349
 
-v1_key352:
+v1_key348:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero354
+	JZ           v1_zero350
 	VBROADCASTSS (R10), Z0
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero354:
+v1_zero350:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key352
+	JNZ  v1_key348
 
-v1_key_done353:
+v1_key_done349:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row350
+	JNZ     v1_row346
 
-v1_row_done351:
+v1_row_done347:
 	VZEROUPPER
 	RET
 
-kv_groups349:
+kv_groups345:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done356
+	JZ    kv_rescale_done352
 
-kv_rescale355:
+kv_rescale351:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -4452,28 +4228,28 @@ kv_rescale355:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale355
+	JNZ          kv_rescale351
 
-kv_rescale_done356:
+kv_rescale_done352:
 	MOVQ nk+96(FP), SI
 	LEAQ (DX)(DX*2), R11
 
-vb_keys357:
+vb_keys353:
 	CMPQ  SI, $0x08
-	JL    vb_keys_done358
+	JL    vb_keys_done354
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done360
+	JZ    vb_query_done356
 
-vb_query359:
+vb_query355:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done362
+	JZ    vb_group_done358
 
-vb_group361:
+vb_group357:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*8)
 	ADDQ       DX, R10
@@ -4493,9 +4269,9 @@ vb_group361:
 	LEAQ       (R9)(DX*4), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      $0x00000003, R14
-	JNZ        vb_by_row363
+	JNZ        vb_by_row359
 
-vb_rows365:
+vb_rows361:
 	VMOVUPS.Z    (DI), K1, Z0
 	VMOVUPS.Z    40(DI), K1, Z1
 	VMOVUPS.Z    80(DI), K1, Z2
@@ -4504,250 +4280,250 @@ vb_rows365:
 	VCVTPH2PS    Y4, Z4
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero366
+	JZ           vh_zero362
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero366:
+vh_zero362:
 	MOVL         (R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero367
+	JZ           vh_zero363
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero367:
+vh_zero363:
 	MOVL         (R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero368
+	JZ           vh_zero364
 	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero368:
+vh_zero364:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         (R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero369
+	JZ           vh_zero365
 	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero369:
+vh_zero365:
 	VMOVDQU16.Z  (R9)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero370
+	JZ           vh_zero366
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero370:
+vh_zero366:
 	MOVL         4(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero371
+	JZ           vh_zero367
 	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero371:
+vh_zero367:
 	MOVL         4(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero372
+	JZ           vh_zero368
 	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero372:
+vh_zero368:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         4(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero373
+	JZ           vh_zero369
 	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero373:
+vh_zero369:
 	VMOVDQU16.Z  (R9)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero374
+	JZ           vh_zero370
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero374:
+vh_zero370:
 	MOVL         8(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero375
+	JZ           vh_zero371
 	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero375:
+vh_zero371:
 	MOVL         8(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero376
+	JZ           vh_zero372
 	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero376:
+vh_zero372:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         8(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero377
+	JZ           vh_zero373
 	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero377:
+vh_zero373:
 	VMOVDQU16.Z  (R9)(R11*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero378
+	JZ           vh_zero374
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero378:
+vh_zero374:
 	MOVL         12(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero379
+	JZ           vh_zero375
 	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero379:
+vh_zero375:
 	MOVL         12(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero380
+	JZ           vh_zero376
 	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero380:
+vh_zero376:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         12(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero381
+	JZ           vh_zero377
 	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero381:
+vh_zero377:
 	VMOVDQU16.Z  (R10), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero382
+	JZ           vh_zero378
 	VBROADCASTSS 16(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero382:
+vh_zero378:
 	MOVL         16(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero383
+	JZ           vh_zero379
 	VBROADCASTSS 16(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero383:
+vh_zero379:
 	MOVL         16(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero384
+	JZ           vh_zero380
 	VBROADCASTSS 16(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero384:
+vh_zero380:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         16(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero385
+	JZ           vh_zero381
 	VBROADCASTSS 16(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero385:
+vh_zero381:
 	VMOVDQU16.Z  (R10)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero386
+	JZ           vh_zero382
 	VBROADCASTSS 20(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero386:
+vh_zero382:
 	MOVL         20(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero387
+	JZ           vh_zero383
 	VBROADCASTSS 20(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero387:
+vh_zero383:
 	MOVL         20(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero388
+	JZ           vh_zero384
 	VBROADCASTSS 20(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero388:
+vh_zero384:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         20(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero389
+	JZ           vh_zero385
 	VBROADCASTSS 20(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero389:
+vh_zero385:
 	VMOVDQU16.Z  (R10)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero390
+	JZ           vh_zero386
 	VBROADCASTSS 24(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero390:
+vh_zero386:
 	MOVL         24(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero391
+	JZ           vh_zero387
 	VBROADCASTSS 24(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero391:
+vh_zero387:
 	MOVL         24(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero392
+	JZ           vh_zero388
 	VBROADCASTSS 24(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero392:
+vh_zero388:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         24(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero393
+	JZ           vh_zero389
 	VBROADCASTSS 24(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero393:
+vh_zero389:
 	VMOVDQU16.Z  (R10)(R11*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vh_zero394
+	JZ           vh_zero390
 	VBROADCASTSS 28(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
-vh_zero394:
+vh_zero390:
 	MOVL         28(R8)(BX*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero395
+	JZ           vh_zero391
 	VBROADCASTSS 28(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
-vh_zero395:
+vh_zero391:
 	MOVL         28(R8)(BX*2), R15
 	TESTL        R15, R15
-	JZ           vh_zero396
+	JZ           vh_zero392
 	VBROADCASTSS 28(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
-vh_zero396:
+vh_zero392:
 	LEAQ         (BX)(BX*2), BP
 	MOVL         28(R8)(BP*1), R15
 	TESTL        R15, R15
-	JZ           vh_zero397
+	JZ           vh_zero393
 	VBROADCASTSS 28(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
-vh_zero397:
+vh_zero393:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K1, 40(DI)
 	VMOVUPS Z2, K1, 80(DI)
@@ -4758,168 +4534,168 @@ vh_zero397:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	SUBQ    $0x04, R14
-	JNZ     vb_rows365
-	JMP     vb_group_next364
+	JNZ     vb_rows361
+	JMP     vb_group_next360
 
-vb_by_row363:
+vb_by_row359:
 	MOVQ  grp+120(FP), R14
 	TESTQ R14, R14
-	JZ    vb_head_done399
+	JZ    vb_head_done395
 
-vb_head398:
+vb_head394:
 	VMOVUPS.Z    (DI), K1, Z0
 	MOVL         (R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero400
+	JZ           vb_zero396
 	VBROADCASTSS (R8), Z1
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero400:
+vb_zero396:
 	MOVL         4(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero401
+	JZ           vb_zero397
 	VBROADCASTSS 4(R8), Z1
 	VMOVDQU16.Z  (R9)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero401:
+vb_zero397:
 	MOVL         8(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero402
+	JZ           vb_zero398
 	VBROADCASTSS 8(R8), Z1
 	VMOVDQU16.Z  (R9)(DX*2), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero402:
+vb_zero398:
 	MOVL         12(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero403
+	JZ           vb_zero399
 	VBROADCASTSS 12(R8), Z1
 	VMOVDQU16.Z  (R9)(R11*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero403:
+vb_zero399:
 	MOVL         16(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero404
+	JZ           vb_zero400
 	VBROADCASTSS 16(R8), Z1
 	VMOVDQU16.Z  (R10), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero404:
+vb_zero400:
 	MOVL         20(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero405
+	JZ           vb_zero401
 	VBROADCASTSS 20(R8), Z1
 	VMOVDQU16.Z  (R10)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero405:
+vb_zero401:
 	MOVL         24(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero406
+	JZ           vb_zero402
 	VBROADCASTSS 24(R8), Z1
 	VMOVDQU16.Z  (R10)(DX*2), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero406:
+vb_zero402:
 	MOVL         28(R8), R15
 	TESTL        R15, R15
-	JZ           vb_zero407
+	JZ           vb_zero403
 	VBROADCASTSS 28(R8), Z1
 	VMOVDQU16.Z  (R10)(R11*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero407:
+vb_zero403:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head398
+	JNZ     vb_head394
 
-vb_head_done399:
-vb_group_next364:
+vb_head_done395:
+vb_group_next360:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  vb_group361
+	JNZ  vb_group357
 
-vb_group_done362:
+vb_group_done358:
 	DECQ R12
-	JNZ  vb_query359
+	JNZ  vb_query355
 
-vb_query_done360:
+vb_query_done356:
 	LEAQ (AX)(DX*8), AX
 	ADDQ $0x20, CX
 	SUBQ $0x08, SI
-	JMP  vb_keys357
+	JMP  vb_keys353
 
-vb_keys_done358:
+vb_keys_done354:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done409
+	JZ     kv_key_done405
 
-kv_key408:
+kv_key404:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done411
+	JZ    kv_query_done407
 
-kv_query410:
+kv_query406:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done413
+	JZ    kv_group_done409
 
-kv_group412:
+kv_group408:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done415
+	JZ          kv_head_done411
 
-kv_head414:
+kv_head410:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero416
+	JZ           kv_zero412
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero416:
+kv_zero412:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head414
+	JNZ  kv_head410
 
-kv_head_done415:
+kv_head_done411:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group412
+	JNZ  kv_group408
 
-kv_group_done413:
+kv_group_done409:
 	DECQ R12
-	JNZ  kv_query410
+	JNZ  kv_query406
 
-kv_query_done411:
+kv_query_done407:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key408
+	JNZ  kv_key404
 
-kv_key_done409:
+kv_key_done405:
 	VZEROUPPER
 	RET
 

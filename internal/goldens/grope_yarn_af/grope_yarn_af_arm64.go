@@ -10,18 +10,6 @@ package grope_yarn_af
 //go:noescape
 func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 
-// combineRowsNEON computes table rows by angle addition (unfused float64, rounded once to float32).
-// Implemented in grope_yarn_af_arm64.s.
-//
-//go:noescape
-func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
-
-// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
-// Implemented in grope_yarn_af_arm64.s.
-//
-//go:noescape
-func hiRowNEON(h, a, b, c []float64)
-
 // farRowsNEON computes the rows of far positions as the product of four digit rows (unfused float32).
 // Implemented in grope_yarn_af_arm64.s.
 //
@@ -54,5 +42,5 @@ func expShiftNEON(row []float32, m float32, sum []float32)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, farRows: farRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, farRows: farRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
 }

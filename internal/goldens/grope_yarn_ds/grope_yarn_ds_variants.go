@@ -4,14 +4,12 @@ package grope_yarn_ds
 
 // kernels holds one variant's kernel functions (docs/internals.md, kernel ABI).
 type kernels struct {
-	rotate      func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
-	combineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
-	hiRow       func(h, a, b, c []float64)
-	farRows     func(rows, digits []float32, pos []int32)
-	scoresKV    func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
-	valuesKV    func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
-	expShift    func(row []float32, m float32, sum []float32)
-	maxRow      func(row, m []float32)
+	rotate   func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
+	farRows  func(rows, digits []float32, pos []int32)
+	scoresKV func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+	valuesKV func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+	expShift func(row []float32, m float32, sum []float32)
+	maxRow   func(row, m []float32)
 }
 
 // variant is one registered implementation of the kernels.

@@ -21,9 +21,7 @@ type variant = struct {
 	SoftmaxRow  func(row, bias []float32, scale float32)
 	AddRows     func(x []float32, table []float32, idx []int32)
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
-	CombineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
 	AddRamp     func(dst []float32, nslope, t0 float64)
-	HiRow       func(h, a, b, c []float64)
 	FarRows     func(rows, digits []float32, pos []int32)
 }
 
