@@ -42,9 +42,9 @@ func ropeBands(maxPos int64) []ropeBand {
 
 // bandPositions returns the positions of one band: a decode stream of 40
 // consecutive positions that crosses a multiple of 256 where the band allows
-// (the exact path's hi/lo split), two interleaved streams whose hi parts are
-// 4 apart (the same slot of the exact path's hi cache, so every token evicts
-// the other stream's entry), the band's ends and uniform draws.
+// (a carry into the exact path's second digit), two interleaved streams
+// 1024 apart (the row caches' slots are direct-mapped by position), the
+// band's ends and uniform draws.
 func bandPositions(r *rand.Rand, b ropeBand) []int32 {
 	var pos []int64
 	span := b.hi - b.lo
