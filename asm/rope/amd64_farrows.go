@@ -10,12 +10,12 @@ import (
 	"github.com/posenc/posenc/asm/amd64"
 )
 
-// The farRows kernel (abi.FarRows): rope rows of positions far beyond the
-// table from the four float32 digit rows of each position, three complex
-// products per pair in float32 on 16 (AVX-512), 8 or 4 lanes and a scalar
-// tail. Every product, difference and sum is a separate, correctly rounded
-// float32 operation (no FMA), so the rows are bit-identical to the Go
-// kernel's.
+// The farRows kernel (abi.FarRows): the rope rows of positions outside the
+// table from the four float32 digit rows of each position (its bytes), three
+// complex products per pair in float32 on 16 (AVX-512), 8 or 4 lanes and a
+// scalar tail. Every product, difference and sum is a separate, correctly
+// rounded float32 operation (no FMA), so the rows are bit-identical to the
+// Go kernel's.
 
 // f32Width is one width of float32 operations: the register it allocates,
 // its load/store, multiply, subtract and add (packed, or scalar for one
