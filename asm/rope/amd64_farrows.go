@@ -48,7 +48,8 @@ const farDigitRows = 256
 
 // farRows emits farRows<ISA>(rows, digits, pos): per token the four digit
 // rows of the bytes of pos[t], the nFreq pairs fully unrolled in blocks of
-// the widest width and at most one block of each narrower one.
+// the widest width, at most one block of each narrower vector width, and
+// the last nFreq mod 4 pairs one at a time.
 func (g gen) farRows(p Params) {
 	c := g.Ctx
 	nf := p.RotaryDim / 2

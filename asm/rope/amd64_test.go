@@ -29,8 +29,8 @@ var amd64Shapes = []struct {
 	{"rope64x42i", 64, 42, true},  // 21 pairs: vector blocks and an odd scalar rest
 	{"rope40x34h", 40, 34, false}, // 17 pairs
 	// With the shapes above, every tail of farRows' 16, 8 and 4 lanes:
-	{"rope16x14h", 16, 14, false}, // 7 pairs: 4+2+1
-	{"rope64x12i", 64, 12, true},  // 6 pairs: 4+2
+	{"rope16x14h", 16, 14, false}, // 7 pairs: 4+1+1+1
+	{"rope64x12i", 64, 12, true},  // 6 pairs: 4+1+1
 	{"rope8x4h", 8, 4, false},     // 2 pairs
 }
 

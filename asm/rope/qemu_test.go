@@ -221,6 +221,7 @@ func TestFarRows(t *testing.T) {
 	cmul := func(xc, xs, yc, ys float32) (float32, float32) {
 		return float32(xc*yc) - float32(xs*ys), float32(xs*yc) + float32(xc*ys)
 	}
+	digitsCopy := append([]float32(nil), digits...)
 	edges := []int32{math.MaxInt32, math.MinInt32, -1, 0, 1<<20 + 1, -(1<<20 + 1), 0x7f80ff00, -0x7f80ff01, 0x00ff807f}
 	for _, tokens := range []int{0, 1, 3, 9} {
 		rows, buf := guarded(tokens * rowLen())
@@ -267,6 +268,11 @@ func TestFarRows(t *testing.T) {
 					t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
 				}
 			}
+		}
+	}
+	for i := range digits {
+		if math.Float32bits(digits[i]) != math.Float32bits(digitsCopy[i]) {
+			t.Fatalf("digits modified at %%d", i)
 		}
 	}
 }

@@ -12,10 +12,11 @@
 // callers parallelize by splitting tokens. Positions in [0, MaxPosition) read
 // their cos/sin row from a table built once in float64 and rounded to float32;
 // every other position (negative, ≥ MaxPosition, or rescaled at run time) has
-// its row computed in float64 and rounded once: by angle addition, p = hi·256 +
-// lo with cos and sin of lo·ω_i from a float64 table and of hi·256·ω_i
-// computed once per distinct hi (math.Sincos), or, for frequencies rescaled at run
-// time, math.Sincos of float64(p)·ω_i.
+// its row computed by angle addition: the complex product, in float32, of the rows
+// of the position's four bytes in tables of cos and sin of byte·256^k·ω_i built
+// once in float64 and rounded to float32 (at most about 5.7e-7·AttentionFactor
+// from the exact cos and sin), or, for frequencies rescaled at run time,
+// math.Sincos of float64(p)·ω_i rounded once.
 //
 // Attention temperature (Llama 4, attn_temperature): ScaleQ multiplies the queries
 // of the NoPE layers by log1p(floor((pos+1)/8192))·0.1 + 1 per token,

@@ -14,7 +14,7 @@
 // on 64 tokens at unrelated random positions, in the table against
 // ≥ 2^20 (one decode step of 64 sequences): the same positions every call,
 // each one further every call, or new ones every call; and new ones every
-// call between MaxPosition and 2^20 (the float64 rows' band). plain: Apply on 16 tokens × 32 heads × 128 in the
+// call between MaxPosition and 2^20 (where the bound is 1e-6). plain: Apply on 16 tokens × 32 heads × 128 in the
 // table against the loop an engine would write with precomputed float32
 // cos/sin tables (plainRotate); run it with -tags purego for the pure Go
 // variant that riscv64, ppc64le, s390x and wasm get. packed: the same heads rotated
@@ -205,13 +205,13 @@ func random(n int) []float32 {
 
 // runFar times Apply (32 heads of 128) on 64 tokens at unrelated positions:
 // random table positions against random positions in [2^20, 2^31), in
-// three patterns: the same positions every call (the layers of one decode
+// four patterns: the same positions every call (the layers of one decode
 // step of 64 sequences), every position one further each call (successive
 // decode steps of the 64 sequences, one call per step: a new position every
-// call, in the same runs of 2^8 as before), or fresh unrelated positions
-// every call (cycling through 64 sets drawn before timing: 4096 positions,
-// so no hi row is reused; no decode produces that, it is the exact path's
-// worst case).
+// call), or fresh unrelated positions every call (cycling through 64 sets
+// drawn before timing: 4096 positions, so no row cache hits; no decode
+// produces that, it is the exact path's worst case), ≥ 2^20 or between
+// MaxPosition and 2^20.
 func runFar(vs []string, rounds int) {
 	const heads, d, tokens, calls, sets = 32, 128, 64, 50, 64
 	rng := rand.New(rand.NewSource(1))
@@ -229,8 +229,7 @@ func runFar(vs []string, rounds int) {
 	// below 2^31 beyond it for the whole run (rounds·calls steps per case).
 	steps := int64(rounds * calls)
 	in, out := draw(0, beyond.MaxPosition), draw(1<<20, 1<<31-1<<20-steps)
-	// near: beyond the table but within 2^20, where rows take the float64
-	// hi rows instead of farRows.
+	// near: beyond the table but within 2^20, where the bound is 1e-6.
 	near := draw(beyond.MaxPosition, 1<<20-beyond.MaxPosition)
 	x := random(tokens * heads * d)
 	cur := make([]int32, tokens)

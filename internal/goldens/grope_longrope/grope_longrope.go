@@ -13,10 +13,11 @@
 // callers parallelize by splitting tokens. Positions in [0, MaxPosition) read
 // their cos/sin row from a table built once in float64 and rounded to float32;
 // every other position (negative, ≥ MaxPosition, or rescaled at run time) has
-// its row computed in float64 and rounded once: by angle addition, p = hi·256 +
-// lo with cos and sin of lo·ω_i from a float64 table and of hi·256·ω_i
-// computed once per distinct hi (math.Sincos), or, for frequencies rescaled at run
-// time, math.Sincos of float64(p)·ω_i.
+// its row computed by angle addition: the complex product, in float32, of the rows
+// of the position's four bytes in tables of cos and sin of byte·256^k·ω_i built
+// once in float64 and rounded to float32 (at most about 5.7e-7·AttentionFactor
+// from the exact cos and sin), or, for frequencies rescaled at run time,
+// math.Sincos of float64(p)·ω_i rounded once.
 //
 // The exported functions dispatch to the fastest kernel variant the CPU supports;
 // Variants and UseVariant reach each one by name.

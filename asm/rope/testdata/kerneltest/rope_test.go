@@ -329,6 +329,7 @@ func TestFarRows(t *testing.T) {
 		digitsCopy := append([]float32(nil), digits...)
 		for _, v := range rc.variants {
 			if !v.Available {
+				t.Logf("%s/%s: SKIP: CPU lacks the instructions", rc.name, v.Name)
 				continue
 			}
 			for _, tokens := range []int{0, 1, 2, 5, 17} {
