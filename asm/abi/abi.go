@@ -277,3 +277,12 @@ var (
 func All() []Kernel {
 	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, FarRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, PairOrder16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
 }
+
+// The digit tables of FarRows: a position's FarDigits digits of
+// FarDigitBits bits each (its bytes, the top one signed), each with a table
+// of 1<<FarDigitBits rows. The generated Go code builds its tables and the
+// assembly indexes them with these.
+const (
+	FarDigitBits = 8
+	FarDigits    = 4
+)

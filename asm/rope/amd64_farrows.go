@@ -42,9 +42,27 @@ func (g gen) f32Widths() []f32Width {
 	return ws
 }
 
-// farDigitRows is the number of rows of each digit table (one per byte
-// value) of abi.FarRows.
-const farDigitRows = 256
+// farDigitRows is the number of rows of each digit table of abi.FarRows.
+const farDigitRows = 1 << abi.FarDigitBits
+
+// farBlock is one unrolled block of farRows: w.lanes pairs from pair i.
+type farBlock struct {
+	w f32Width
+	i int
+}
+
+// farBlocks splits nf pairs into blocks of the widest width of ws and at
+// most one block of each narrower vector width, the rest one at a time.
+func farBlocks(nf int, ws []f32Width) []farBlock {
+	var bs []farBlock
+	i := 0
+	for _, w := range ws {
+		for ; i+w.lanes <= nf; i += w.lanes {
+			bs = append(bs, farBlock{w, i})
+		}
+	}
+	return bs
+}
 
 // farRows emits farRows<ISA>(rows, digits, pos): per token the four digit
 // rows of the bytes of pos[t], the nFreq pairs fully unrolled in blocks of
@@ -66,18 +84,17 @@ func (g gen) farRows(p Params) {
 	c.JZ(operand.LabelRef(done))
 
 	rowBytes := 8 * nf // one digit row: 2·nFreq float32
-	ws := g.f32Widths()
+	blocks := farBlocks(nf, g.f32Widths())
 	// The interleaved layout repeats each value: VPERMPS by i/2 (the low
 	// half of the lanes) and lanes/2 + i/2 (the high half) for 8 and 16
 	// lanes, VUNPCKLPS/VUNPCKHPS of a value with itself for 4.
 	dup := map[int][2]reg.VecVirtual{}
 	if p.Interleaved {
-		rest := nf
-		for _, w := range ws {
-			if w.lanes < 8 || rest < w.lanes {
+		for _, b := range blocks {
+			w := b.w
+			if _, ok := dup[w.lanes]; ok || w.lanes < 8 {
 				continue
 			}
-			rest %= w.lanes
 			var pair [2]reg.VecVirtual
 			for h := range pair {
 				vals := make([]operand.Constant, w.lanes)
@@ -100,15 +117,15 @@ func (g gen) farRows(p Params) {
 	// d[k] = byte k of the position times rowBytes.
 	pv := c.GP32()
 	c.MOVL(operand.Mem{Base: pos}, pv)
-	var d [4]reg.GPVirtual
+	var d [abi.FarDigits]reg.GPVirtual
 	for k := range d {
 		d[k] = c.GP64()
 		c.MOVL(pv, d[k].As32())
 		if k > 0 {
-			c.SHRL(operand.U8(8*k), d[k].As32())
+			c.SHRL(operand.U8(abi.FarDigitBits*k), d[k].As32())
 		}
-		if k < 3 {
-			c.ANDL(operand.U32(0xff), d[k].As32())
+		if k < len(d)-1 { // the top digit's shift leaves nothing above it
+			c.ANDL(operand.U32(farDigitRows-1), d[k].As32())
 		}
 		c.IMUL3Q(operand.U32(uint32(rowBytes)), d[k], d[k])
 	}
@@ -117,30 +134,28 @@ func (g gen) farRows(p Params) {
 	row := func(k, sin, i int) operand.Mem {
 		return operand.Mem{Base: tab, Index: d[k], Scale: 1, Disp: k*farDigitRows*rowBytes + 4*(sin*nf+i)}
 	}
-	i := 0
-	for _, w := range ws {
-		for ; i+w.lanes <= nf; i += w.lanes {
-			ld := func(k, sin int) reg.VecVirtual {
-				v := w.vec()
-				w.mov(row(k, sin, i), v)
-				return v
-			}
-			// product returns x·y: xc·yc − xs·ys, xs·yc + xc·ys.
-			product := func(xc, xs, yc, ys reg.VecVirtual) (reg.VecVirtual, reg.VecVirtual) {
-				pc, t, ps, u := w.vec(), w.vec(), w.vec(), w.vec()
-				w.mul(yc, xc, pc)
-				w.mul(ys, xs, t)
-				w.sub(t, pc, pc)
-				w.mul(yc, xs, ps)
-				w.mul(ys, xc, u)
-				w.add(u, ps, ps)
-				return pc, ps
-			}
-			mc, ms := product(ld(3, 0), ld(3, 1), ld(2, 0), ld(2, 1))
-			hc, hs := product(mc, ms, ld(1, 0), ld(1, 1))
-			rc, rs := product(hc, hs, ld(0, 0), ld(0, 1))
-			g.farStore(p, w, dup, rows, i, sinOff, rc, rs)
+	for _, b := range blocks {
+		w := b.w
+		ld := func(k, sin int) reg.VecVirtual {
+			v := w.vec()
+			w.mov(row(k, sin, b.i), v)
+			return v
 		}
+		// product returns x·y: xc·yc − xs·ys, xs·yc + xc·ys.
+		product := func(xc, xs, yc, ys reg.VecVirtual) (reg.VecVirtual, reg.VecVirtual) {
+			pc, t, ps, u := w.vec(), w.vec(), w.vec(), w.vec()
+			w.mul(yc, xc, pc)
+			w.mul(ys, xs, t)
+			w.sub(t, pc, pc)
+			w.mul(yc, xs, ps)
+			w.mul(ys, xc, u)
+			w.add(u, ps, ps)
+			return pc, ps
+		}
+		mc, ms := product(ld(3, 0), ld(3, 1), ld(2, 0), ld(2, 1))
+		hc, hs := product(mc, ms, ld(1, 0), ld(1, 1))
+		rc, rs := product(hc, hs, ld(0, 0), ld(0, 1))
+		g.farStore(p, w, dup, rows, b.i, sinOff, rc, rs)
 	}
 	c.ADDQ(operand.U32(uint32(4*p.RowLen)), rows)
 	c.ADDQ(operand.U8(4), pos)

@@ -30,26 +30,26 @@ func farRowsNEON(e *arm64.Emitter, name string, p Params) {
 	done := e.NewLabel("far_done")
 	e.CBZ(arm64.R3, done)
 	e.MovImm(arm64.R9, int64(rowBytes))
-	for t := 0; t < 4; t++ {
+	for t := 0; t < abi.FarDigits; t++ {
 		e.AddImm(arm64.R10+arm64.Reg(t), arm64.R1, t*farDigitRows*rowBytes)
 	}
 	sinOff := 4 * nf
 	if p.Interleaved {
 		sinOff = 4 * p.RotaryDim
 	}
-	cosPtr := [4]arm64.Reg{arm64.R5, arm64.R6, arm64.R7, arm64.R8}
-	sinPtr := [4]arm64.Reg{arm64.R14, arm64.R15, arm64.R16, arm64.R17}
+	cosPtr := [abi.FarDigits]arm64.Reg{arm64.R5, arm64.R6, arm64.R7, arm64.R8}
+	sinPtr := [abi.FarDigits]arm64.Reg{arm64.R14, arm64.R15, arm64.R16, arm64.R17}
 
 	loop := e.NewLabel("far_token")
 	e.Label(loop)
 	e.LoadW32Post(arm64.R4, arm64.R2)
-	for t := 0; t < 4; t++ {
+	for t := 0; t < abi.FarDigits; t++ {
 		c := cosPtr[t]
 		if t == 0 {
-			e.AndImm(c, arm64.R4, 0xff)
+			e.AndImm(c, arm64.R4, farDigitRows-1)
 		} else {
-			e.LsrImm(c, arm64.R4, 8*t)
-			e.AndImm(c, c, 0xff)
+			e.LsrImm(c, arm64.R4, abi.FarDigitBits*t)
+			e.AndImm(c, c, farDigitRows-1)
 		}
 		e.Mul(c, c, arm64.R9)
 		e.Add(c, arm64.R10+arm64.Reg(t), c)
@@ -82,7 +82,7 @@ func farRowsNEON(e *arm64.Emitter, name string, p Params) {
 	}
 	// loadVec loads nv S4 vectors of every digit row, post-incrementing.
 	loadVec := func(nv int) {
-		for t := 0; t < 4; t++ {
+		for t := range cosPtr {
 			v := arm64.VReg(4 * (3 - t))
 			e.VLD1(cosPtr[t], true, arm64.Vecs(v, nv, 1, arm64.S4)...)
 			e.VLD1(sinPtr[t], true, arm64.Vecs(v+2, nv, 1, arm64.S4)...)
@@ -91,7 +91,7 @@ func farRowsNEON(e *arm64.Emitter, name string, p Params) {
 	// loadScalar loads 2 (FMOVD) or 1 (FMOVS) floats of every digit row
 	// into the low lanes, zeroing the others, post-incrementing.
 	loadScalar := func(pairs int) {
-		for t := 0; t < 4; t++ {
+		for t := range cosPtr {
 			v := arm64.VReg(4 * (3 - t))
 			for _, r := range []struct {
 				v   arm64.VReg

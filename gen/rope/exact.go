@@ -2,6 +2,7 @@ package rope
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -29,9 +30,8 @@ import (
 
 // ropeExactShift is log2 of the rows of each digit table: 256 rows of
 // RotaryDim float32 (128 KiB for RotaryDim 128, 512 KiB the four tables of
-// a frequency set), built on first use. asm/rope's farRows kernel takes the
-// digits as the position's bytes, so this is 8.
-const ropeExactShift = 8
+// a frequency set), built on first use: the layout of abi.FarRows.
+const ropeExactShift = abi.FarDigitBits
 
 // ropeRowSlots is the number of entries of the row cache of a frequency set
 // (direct-mapped by position mod ropeRowSlots): the float32 rows of the
@@ -41,7 +41,7 @@ const ropeRowSlots = 4
 
 // ropeExactDigits is the number of 8-bit digits of an int32 position, each
 // with a table of 2^ropeExactShift rows.
-const ropeExactDigits = 4
+const ropeExactDigits = abi.FarDigits
 
 // ropeExact emits the angle-addition path: the digit constants, freqSet
 // with its digit tables and row caches, the farRows step and the sets of
