@@ -22,6 +22,9 @@
 # (space-separated zoo names; default: the whole zoo, bench in the order
 # below), ATTN_ZOO (zoo names or the f16/bf16 copies' names, e.g.
 # llama31_8b_bf16), ATTN_DTYPES (torch_attn_bench.py's, default "f32 bf16"; empty: no torch rows),
+# VERIFY_TARGETS (the verify stage's -targets, default cuda; cuda-ptx leaves
+# out the host emulation, whose rows the CPU machines give),
+# TORCH_ATTN_ARGS (more torch_attn_bench.py arguments, e.g. "--prefill 2048 8192"),
 # TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
 # (build everything with nvcc --expt-relaxed-constexpr through
 # tools/gpu/nvcc-relaxed-constexpr: nvcc 13.0 rejects the generated RoPE
@@ -29,8 +32,9 @@
 #
 # Stages (each bounded by what is left of the budget; "facts" always runs):
 #   facts    device and toolchain facts; whether nvcc -arch=native works
-#   verify   posenc verify -gpu -targets cuda over the zoo, parallel processes,
-#            then over the f16/bf16 copies (storage-rounded bounds)
+#   verify   posenc verify -gpu -targets cuda over the zoo and the f16/bf16
+#            copies (storage-rounded bounds; t5_wide_bf16 is t5_base at 32
+#            heads x 128), parallel processes
 #   fastmath whether nvcc -use_fast_math defines __USE_FAST_MATH__, then
 #            verify -gpu of RoPE, softmax, absolute and xl specs (f32, bf16)
 #            with POSENC_NVCC_FLAGS=-use_fast_math
@@ -147,6 +151,11 @@ for zd in llama31_8b:f16 llama31_8b:bf16 gptj_6b:bf16 bloom_7b1:bf16 t5_base:bf1
 	sed "s/^name: $z\$/name: ${z}_$dt/" "spec/zoo/$z.yaml" >"$OUT/specs/${z}_$dt.yaml"
 	printf '\ndtype: %s\n' "$dt" >>"$OUT/specs/${z}_$dt.yaml"
 done
+# T5 buckets at the attention issue's shape (32 heads x 128, the shape of
+# torch_attn_bench.py's FlexAttention T5 score_mod), bf16.
+sed -e 's/^name: t5_base$/name: t5_wide_bf16/' -e 's/^heads: 12$/heads: 32/' -e 's/^head_dim: 64$/head_dim: 128/' \
+	spec/zoo/t5_base.yaml >"$OUT/specs/t5_wide_bf16.yaml"
+printf '\ndtype: bf16\n' >>"$OUT/specs/t5_wide_bf16.yaml"
 
 # Harness specs: name -> kind (1 rope, 2 alibi, 3 rpe_bias) and extra flags.
 declare -A KIND=([llama31_8b]=1 [llama31_8b_f16]=1 [llama31_8b_bf16]=1 [gptj_6b]=1 [gptj_6b_bf16]=1 [phi35_mini]=1
@@ -177,22 +186,29 @@ if want half || want shapes || want big || want sanitize; then
 fi
 
 if want verify; then
+	# The zoo specs and the f16/bf16 copies (storage-rounded bounds; their
+	# cuda-gpu rows check every launcher, the RoPE engine forms and the
+	# tensor-core attention kernel included) in one pool of processes.
 	VZ=${VERIFY_ZOO:-$(ls spec/zoo/*.yaml | xargs -n1 basename | sed 's/\.yaml$//' | tr '\n' ' ')}
+	VS="$VZ $(ls "$OUT"/specs/*.yaml | tr '\n' ' ')"
 	VJ=$((JOBS / 2 > 1 ? JOBS / 2 : 1))
-	stage "verify: posenc verify -gpu -targets cuda, $(echo $VZ | wc -w) zoo specs, $VJ processes"
+	stage "verify: posenc verify -gpu -targets ${VERIFY_TARGETS:-cuda}, $(echo $VZ | wc -w) zoo specs and $(ls "$OUT"/specs/*.yaml | wc -l) f16/bf16 copies, $VJ processes"
 	VT=$(lim 300)
 	: >"$LOG/verify_rc.txt"
-	echo $VZ | tr ' ' '\n' | timeout "$(lim 320)" xargs -P "$VJ" -I{} sh -c \
-		'timeout '"$VT"' "$0" verify -gpu -targets cuda -zoo {} >"$1/verify_{}.txt" 2>&1; echo "$? {}" >>"$1/verify_rc.txt"' \
-		"$POSENC" "$LOG"
+	# {} is a zoo name or a copy's file; its log is named by the spec.
+	echo $VS | tr ' ' '\n' | timeout "$(lim 320)" xargs -P "$VJ" -I{} sh -c \
+		'n=$(basename "$2" .yaml); case $2 in *.yaml) a=$2 ;; *) a="-zoo $2" ;; esac
+		timeout '"$VT"' "$0" verify -gpu -targets '"${VERIFY_TARGETS:-cuda}"' $a >"$1/verify_$n.txt" 2>&1; echo "$? $n" >>"$1/verify_rc.txt"' \
+		"$POSENC" "$LOG" {}
 	printf '%-20s %-18s %6s %14s  %-44s %s\n' SPEC TARGET CASES "MAX ERR/BOUND" "WORST CASE" RESULT
 	grep -hE '^[a-z0-9_]+ +cuda-(gpu|gpu-emulated|host|ptx) ' "$LOG"/verify_*.txt | sort
 	grep -h 'device ' "$LOG"/verify_*.txt | grep cuda-gpu | head -1
 	n=$(wc -l <"$LOG/verify_rc.txt")
 	gpass=$(cat "$LOG"/verify_*.txt | grep -cE '^[a-z0-9_]+ +cuda-gpu(-emulated)? .* ok$')
 	gfail=$(cat "$LOG"/verify_*.txt | grep -E '^[a-z0-9_]+ +cuda-gpu(-emulated)? ' | grep -vc ' ok$')
-	echo "verify: $n of $(echo $VZ | wc -w) specs finished; cuda-gpu rows: $gpass ok, $gfail failed"
-	for z in $VZ; do
+	echo "verify: $n of $(echo $VS | wc -w) specs finished; cuda-gpu rows: $gpass ok, $gfail failed"
+	for z in $VS; do
+		z=$(basename "$z" .yaml)
 		grep -q " $z\$" "$LOG/verify_rc.txt" || echo "--- $z: did not finish (budget)"
 		f=$LOG/verify_$z.txt
 		# failure lines: the row, the progress lines about cuda-gpu other
@@ -200,15 +216,6 @@ if want verify; then
 		bad=$(grep -E "^$z +cuda-gpu .*FAIL|cuda-gpu: |panic|cudaError" "$f" 2>/dev/null | grep -v 'cuda-gpu: device ' | head -12)
 		[ -n "$bad" ] && printf -- '--- %s (cuda-gpu failure lines of %s)\n%s\n' "$z" "$f" "$bad"
 	done
-fi
-
-if want verify; then
-	# 16-bit storage: verify's cuda-gpu rows check every launcher (the RoPE
-	# engine forms included) against storage-rounded bounds.
-	stage "verify: f16/bf16 copies of zoo specs ($(ls "$OUT"/specs/*.yaml | wc -l))"
-	timeout "$(lim 200)" "$POSENC" verify -gpu -targets cuda "$OUT"/specs/*.yaml >"$LOG/verify_16bit.txt" 2>&1
-	echo "exit status $?"
-	grep -hE '^[a-z0-9_]+ +cuda-(gpu|host|ptx) ' "$LOG/verify_16bit.txt" | sort
 fi
 
 if want fastmath; then
@@ -274,7 +281,8 @@ if want attn; then
 	done
 	for dt in ${ATTN_DTYPES-f32 bf16}; do
 		(($(left) > 60)) || { echo "torch attn $dt: skipped, budget"; continue; }
-		PYTHONUNBUFFERED=1 timeout "$(lim 150)" python3 "$HERE/torch_attn_bench.py" --dtype "$dt" >"$LOG/torch_attn_$dt.txt" 2>&1
+		# shellcheck disable=SC2086
+		PYTHONUNBUFFERED=1 timeout "$(lim 150)" python3 "$HERE/torch_attn_bench.py" --dtype "$dt" ${TORCH_ATTN_ARGS:-} >"$LOG/torch_attn_$dt.txt" 2>&1
 		rc=$?
 		grep -v 'Warning\|warn(' "$LOG/torch_attn_$dt.txt" | tail -12
 		((rc == 0)) || echo "  torch attn $dt: exit $rc"

@@ -9,13 +9,15 @@ import (
 )
 
 // Attention bench geometry: decode over attnBenchKeys keys (one query at
-// the last position), and causal prefill of attnBenchPrefill tokens, the
-// shapes of the attention issue's cuDNN SDPA and FlexAttention figures
+// the last position), and causal prefill of attnBenchPrefill tokens (and
+// attnBenchPrefillLong for 16-bit storage, which the tensor cores serve),
+// the shapes of the attention issue's cuDNN SDPA and FlexAttention figures
 // (32 heads × 128 on the H200); short (host emulation) decode over
 // attnBenchShortKeys keys and prefill of benchSmall tokens.
 const (
-	attnBenchPrefill   = 2048
-	attnBenchShortKeys = 256
+	attnBenchPrefill     = 2048
+	attnBenchPrefillLong = 8192
+	attnBenchShortKeys   = 256
 )
 
 // attnBenchKeys are the decode key counts; the first alone for rope's
@@ -32,7 +34,8 @@ var attnBenchKeys = []int{32768, 131072}
 // over 8 KV heads (Llama 3's GQA), also at 131072 keys rotated; alibi and
 // rpe_bias: attention with the spec's heads over as many KV heads. short
 // keeps decode over attnBenchShortKeys keys and prefill of benchSmall
-// tokens (host emulation). The inputs are made when a case is timed.
+// tokens (host emulation). 16-bit specs add causal prefill of
+// attnBenchPrefillLong tokens. The inputs are made when a case is timed.
 func AttentionBenchCases(s *spec.Spec, short bool) []BenchCase {
 	if !HasAttention(s) || s.IsMRoPE() || (s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias) {
 		return nil
@@ -114,6 +117,10 @@ func AttentionBenchCases(s *spec.Spec, short bool) []BenchCase {
 		}
 		return cs
 	}
+	prefills := []int{attnBenchPrefill}
+	if elem < 4 {
+		prefills = append(prefills, attnBenchPrefillLong)
+	}
 	if s.Encoding == spec.RoPE {
 		for _, f := range []form{rotated, inside} {
 			decode(f, 32, 32, attnBenchKeys[0])
@@ -121,13 +128,17 @@ func AttentionBenchCases(s *spec.Spec, short bool) []BenchCase {
 				decode(f, 32, 8, lk)
 			}
 		}
-		prefill(rotated, 32, attnBenchPrefill)
-		prefill(inside, 32, attnBenchPrefill)
+		for _, n := range prefills {
+			prefill(rotated, 32, n)
+			prefill(inside, 32, n)
+		}
 		return cs
 	}
 	for _, lk := range attnBenchKeys {
 		decode(inside, s.Heads, s.Heads, lk)
 	}
-	prefill(inside, s.Heads, attnBenchPrefill)
+	for _, n := range prefills {
+		prefill(inside, s.Heads, n)
+	}
 	return cs
 }

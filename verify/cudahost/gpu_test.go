@@ -131,11 +131,13 @@ func TestGPUEmulated(t *testing.T) {
 // TestBenchCases checks the shapes and byte counts of the benches.
 func TestBenchCases(t *testing.T) {
 	var got []string
-	for _, name := range []string{"llama2_7b", "gptj_6b", "bloom_7b1", "t5_base", "transformer_base"} {
-		s, err := spec.ZooSpec(name)
+	for _, name := range []string{"llama2_7b", "gptj_6b", "bloom_7b1", "bloom_7b1:bf16", "t5_base", "transformer_base"} {
+		zoo, dtype, _ := strings.Cut(name, ":")
+		s, err := spec.ZooSpec(zoo)
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.DType = dtype
 		for _, short := range []bool{false, true} {
 			for _, c := range append(BenchCases(s, short), AttentionBenchCases(s, short)...) {
 				line := fmt.Sprintf("%s %v: %s %s %d %d", name, short, c.Kernel, c.Shape, c.Tokens, c.Tensor)
@@ -236,6 +238,19 @@ func TestBenchCases(t *testing.T) {
 		"bloom_7b1 true: softmax heads=32 lq=16 lk=512 16 1048576",
 		"bloom_7b1 true: attention decode lq=1 lk=256 q_heads=32 kv_heads=32 head_dim=128 1 8388608 read",
 		"bloom_7b1 true: attention causal prefill lq=lk=16 heads=32 head_dim=128 16 1048576 flops=2228224",
+		// bf16 storage: half the bytes, and prefill of 8192 tokens too (the
+		// tensor cores' case; flops = 4·32·128·8192·8193/2).
+		"bloom_7b1:bf16 false: softmax heads=32 lq=512 lk=512 512 16777216",
+		"bloom_7b1:bf16 false: softmax heads=32 lq=1 lk=512 q_offset=511 1 32768",
+		"bloom_7b1:bf16 false: softmax heads=32 lq=1 lk=4096 q_offset=4095 1 262144",
+		"bloom_7b1:bf16 false: softmax heads=32 lq=1 lk=32768 q_offset=32767 1 2097152",
+		"bloom_7b1:bf16 false: attention decode lq=1 lk=32768 q_heads=32 kv_heads=32 head_dim=128 1 536870912 read",
+		"bloom_7b1:bf16 false: attention decode lq=1 lk=131072 q_heads=32 kv_heads=32 head_dim=128 1 2147483648 read",
+		"bloom_7b1:bf16 false: attention causal prefill lq=lk=2048 heads=32 head_dim=128 2048 67108864 flops=34376515584",
+		"bloom_7b1:bf16 false: attention causal prefill lq=lk=8192 heads=32 head_dim=128 8192 268435456 flops=549822922752",
+		"bloom_7b1:bf16 true: softmax heads=32 lq=16 lk=512 16 524288",
+		"bloom_7b1:bf16 true: attention decode lq=1 lk=256 q_heads=32 kv_heads=32 head_dim=128 1 4194304 read",
+		"bloom_7b1:bf16 true: attention causal prefill lq=lk=16 heads=32 head_dim=128 16 524288 flops=2228224",
 		"t5_base false: softmax heads=12 lq=512 lk=512 512 12582912",
 		"t5_base false: softmax heads=12 lq=1 lk=512 q_offset=511 1 24576",
 		"t5_base false: softmax heads=12 lq=1 lk=4096 q_offset=4095 1 196608",

@@ -1,0 +1,44 @@
+#!/bin/bash
+# attn_call.sh: one prepared device call for the CUDA attention (about 8
+# minutes of a 16-core H100/H200 machine). Build posenc first where Go is:
+#
+#   CGO_ENABLED=0 go build -ldflags='-s -w' -o .gpu/bin/posenc ./cmd/posenc
+#
+# then run `bash tools/gpu/attn_call.sh` from the repository root on the GPU
+# machine, carrying .gpu. It runs tools/gpu/gpu_check.sh three times:
+#   1. (in the background, CPU only) regs: nvcc -Xptxas -v of the attention
+#      kernels of the bf16 specs below;
+#   2. verify -gpu of six zoo specs and the f16/bf16 copies (the tensor-core
+#      kernel is checked on the device by the bf16 copies' prefill cases),
+#      then bench -gpu -attention of bloom_7b1_bf16 (ALiBi), t5_wide_bf16
+#      (T5 buckets at 32 heads x 128), llama31_8b_bf16 (rope; its rotated
+#      prefill is the no-bias kernel) and t5_base_bf16, then torch's cuDNN
+#      SDPA and FlexAttention (bf16; prefill 2048 and 8192);
+#   3. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
+#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
+# Output: $OUT/main.txt, regs.txt, nomma.txt and logs.tgz (every log).
+# TOTAL (default 470) bounds the seconds of steps 2 and 3.
+set -u
+O=${OUT:-/tmp/posenc-attn-call}
+mkdir -p "$O"
+T0=$(date +%s)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export JOBS=${JOBS:-16} BIN=${BIN:-$PWD/.gpu/bin}
+export ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16 llama31_8b_bf16 t5_base_bf16"
+(OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" bash "$HERE/gpu_check.sh" . >"$O/regs.txt" 2>&1) &
+OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
+	VERIFY_ZOO="llama31_8b bloom_7b1 t5_base gemma3_4b_global phi35_mini qwen25_vl_7b" \
+	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192" STAGES="facts verify attn" \
+	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
+echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
+L=$((${TOTAL:-470} - ($(date +%s) - T0)))
+if ((L > 70)); then
+	POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA=0 OUT=/tmp/posenc-g2 BUDGET=$L ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16" \
+		ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >"$O/nomma.txt" 2>&1
+else
+	echo "step 3 skipped: $L s left" >"$O/nomma.txt"
+fi
+wait
+(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs 2>/dev/null)
+echo "total $(($(date +%s) - T0)) s"
+cat "$O/main.txt" "$O/regs.txt" "$O/nomma.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
