@@ -7,10 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -24,7 +26,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	benchtime := fs.String("benchtime", "300ms", "go test -benchtime for each benchmark")
 	gpu := fs.Bool("gpu", false, "benchmark the CUDA kernels on this machine's GPU instead of the CPU variants (needs nvcc and a CUDA device): GB/s and ratio to a device-to-device copy")
 	reps := fs.Int("reps", 100, "with -gpu: timed launches (and copies) per case")
-	attention := fs.Bool("attention", false, "with -gpu: time the attention form instead (decode over 32768 and 131072 keys as K+V GB/s, causal prefill of 2048 tokens as TFLOP/s; rope, alibi and rpe_bias specs)")
+	attention := fs.Bool("attention", false, "with -gpu: time the attention form instead (decode over 32768 and 131072 keys as K+V GB/s, causal prefill of 2048 tokens, and 8192 for f16/bf16, as TFLOP/s; rope, alibi and rpe_bias specs)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "benchmark the named zoo spec (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -330,6 +332,8 @@ const (
 // through the driver tc builds and prints kernel GB/s, device-to-device
 // copy GB/s, their ratio and, for attention prefill, TFLOP/s, measured in
 // one process.
+// The drivers are built first, several at a time (buildDrivers), and then
+// timed one spec at a time, so that no compiler runs beside a timed kernel.
 // Emulated (POSENC_GPU_EMULATE=1) it runs the short cases once each.
 func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, benchCases func(*spec.Spec, bool) []cudahost.BenchCase, short bool, reps int, stdout, stderr io.Writer) error {
 	if tc.Emulated {
@@ -357,29 +361,78 @@ func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, benchCases 
 	if _, err := generateAll(cs, dir, false); err != nil {
 		return err
 	}
-	var results []cudahost.BenchResult
-	for _, s := range cs {
-		p.Step("%s: building the CUDA driver (%s)", s.Name, filepath.Base(tc.Compiler))
-		lib, err := cudahost.BuildWith(s, filepath.Join(dir, s.Name, s.Name+".cu"), tc)
-		if err != nil {
-			return err
+	libs, err := buildDrivers(cs, dir, tc, p)
+	if err != nil {
+		return err
+	}
+	// Each driver is closed after its cases; on an error, the rest too.
+	defer func() {
+		for _, l := range libs {
+			if l != nil {
+				l.Close()
+			}
 		}
+	}()
+	var results []cudahost.BenchResult
+	for i, s := range cs {
 		for _, c := range benchCases(s, short) {
 			p.Step("%s: %s %s (%s, %s)", s.Name, c.Kernel, c.Shape, tc.Target, countNoun(reps, "launch", "launches"))
-			r, err := lib.Bench(c, reps)
+			r, err := libs[i].Bench(c, reps)
 			if err != nil {
-				lib.Close()
 				return err
 			}
+			// Each row as it comes (stderr), so that a run stopped by a
+			// timeout still tells what it measured; the table follows.
+			tf := ""
+			if r.Flops > 0 {
+				tf = fmt.Sprintf(", %.1f TFLOP/s", r.TFLOPs())
+			}
+			p.Printf("%s %s %s: %.1f GB/s, %.2f × copy%s", r.Spec, r.Kernel, r.Shape, r.KernelGBs(), r.Ratio(), tf)
 			results = append(results, r)
 		}
-		if err := lib.Close(); err != nil {
+		err := libs[i].Close()
+		libs[i] = nil
+		if err != nil {
 			return fmt.Errorf("%s: CUDA driver: %w", s.Name, err)
 		}
 	}
 	p.Done()
 	printGPUBench(stdout, results, tc, reps)
 	return nil
+}
+
+// buildDrivers builds and starts the CUDA driver of every spec in cs
+// (generated under dir), up to GOMAXPROCS at a time: nvcc and the host
+// compiler take a core each for a minute or so per spec, and a GPU machine
+// has many cores. It returns them in cs's order or, when a build fails,
+// closes the others and returns the first failure in cs's order.
+func buildDrivers(cs []*spec.Spec, dir string, tc cudahost.Toolchain, p *progress) ([]*cudahost.Lib, error) {
+	libs := make([]*cudahost.Lib, len(cs))
+	errs := make([]error, len(cs))
+	slots := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, s := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			p.Step("%s: building the CUDA driver (%s)", s.Name, filepath.Base(tc.Compiler))
+			libs[i], errs[i] = cudahost.BuildWith(s, filepath.Join(dir, s.Name, s.Name+".cu"), tc)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			for _, l := range libs {
+				if l != nil {
+					l.Close()
+				}
+			}
+			return nil, err
+		}
+	}
+	return libs, nil
 }
 
 // printGPUBench writes the GPU bench table under a header that says where

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify/cudahost"
 )
 
@@ -152,6 +155,61 @@ func TestPrintGPUBenchGoal(t *testing.T) {
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+}
+
+// buildDrivers builds several drivers at once; when one fails it returns
+// that failure and stops the others (Close removes their build
+// directories, which TMPDIR holds here), leaving nothing running.
+func TestBuildDriversFailure(t *testing.T) {
+	needCXX(t)
+	tc, err := cudahost.GPUEmulatedToolchain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	var cs []*spec.Spec
+	for _, name := range []string{"bloom_7b1", "t5_base", "bert_base"} {
+		s, err := spec.ZooSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, s)
+	}
+	// t5_base's package is not generated: its driver cannot compile.
+	if _, err := generateAll([]*spec.Spec{cs[0], cs[2]}, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	p := newProgress(io.Discard, 3)
+	libs, err := buildDrivers(cs, dir, tc, p)
+	p.Done()
+	if err == nil || libs != nil || !strings.Contains(err.Error(), "t5_base.cu") {
+		t.Fatalf("buildDrivers with t5_base missing: libs %v, err %v", libs, err)
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "posenc-cudahost-*"))
+	if err != nil || len(left) != 0 {
+		t.Errorf("build directories left after the failure: %v (%v)", left, err)
+	}
+
+	// All generated: every driver starts, in cs's order.
+	if _, err := generateAll(cs[1:2], dir, false); err != nil {
+		t.Fatal(err)
+	}
+	p = newProgress(io.Discard, 3)
+	libs, err = buildDrivers(cs, dir, tc, p)
+	p.Done()
+	if err != nil || len(libs) != len(cs) {
+		t.Fatalf("buildDrivers: %d libs, err %v", len(libs), err)
+	}
+	for i, l := range libs {
+		if r := l.Verify(); r.Spec != cs[i].Name || !r.OK() {
+			t.Errorf("driver %d: %s/%s ok=%v, want %s", i, r.Spec, r.Target, r.OK(), cs[i].Name)
+		}
+		if err := l.Close(); err != nil {
+			t.Error(err)
 		}
 	}
 }
