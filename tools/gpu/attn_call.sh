@@ -13,7 +13,8 @@
 #      then bench -gpu -attention of bloom_7b1_bf16 (ALiBi), t5_wide_bf16
 #      (T5 buckets at 32 heads x 128), llama31_8b_bf16 (rope; its rotated
 #      prefill is the no-bias kernel) and t5_base_bf16, then torch's cuDNN
-#      SDPA and FlexAttention (bf16; prefill 2048 and 8192);
+#      SDPA and FlexAttention (bf16; prefill 2048 and 8192; CUDA-graph
+#      replays, as the figures);
 #   3. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
 # Output: $OUT/main.txt, regs.txt, nomma.txt and logs.tgz (every log).
@@ -28,7 +29,7 @@ export ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16 llama31_8b_bf16 t5_base_bf16"
 (OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" bash "$HERE/gpu_check.sh" . >"$O/regs.txt" 2>&1) &
 OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
 	VERIFY_ZOO="llama31_8b bloom_7b1 t5_base gemma3_4b_global phi35_mini qwen25_vl_7b" \
-	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192" STAGES="facts verify attn" \
+	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
 echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
 L=$((${TOTAL:-470} - ($(date +%s) - T0)))

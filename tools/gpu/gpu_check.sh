@@ -34,7 +34,7 @@
 #   facts    device and toolchain facts; whether nvcc -arch=native works
 #   verify   posenc verify -gpu -targets cuda over the zoo and the f16/bf16
 #            copies (storage-rounded bounds; t5_wide_bf16 is t5_base at 32
-#            heads x 128), parallel processes
+#            heads x 128, unidirectional), parallel processes
 #   fastmath whether nvcc -use_fast_math defines __USE_FAST_MATH__, then
 #            verify -gpu of RoPE, softmax, absolute and xl specs (f32, bf16)
 #            with POSENC_NVCC_FLAGS=-use_fast_math
@@ -151,9 +151,10 @@ for zd in llama31_8b:f16 llama31_8b:bf16 gptj_6b:bf16 bloom_7b1:bf16 t5_base:bf1
 	sed "s/^name: $z\$/name: ${z}_$dt/" "spec/zoo/$z.yaml" >"$OUT/specs/${z}_$dt.yaml"
 	printf '\ndtype: %s\n' "$dt" >>"$OUT/specs/${z}_$dt.yaml"
 done
-# T5 buckets at the attention issue's shape (32 heads x 128, the shape of
+# T5 buckets at the attention issue's shape (32 heads x 128, unidirectional:
 # torch_attn_bench.py's FlexAttention T5 score_mod), bf16.
 sed -e 's/^name: t5_base$/name: t5_wide_bf16/' -e 's/^heads: 12$/heads: 32/' -e 's/^head_dim: 64$/head_dim: 128/' \
+	-e 's/^  bidirectional: true$/  bidirectional: false/' \
 	spec/zoo/t5_base.yaml >"$OUT/specs/t5_wide_bf16.yaml"
 printf '\ndtype: bf16\n' >>"$OUT/specs/t5_wide_bf16.yaml"
 

@@ -12,9 +12,12 @@ outside the timed loop. T5's bias is the bucketed relative position of
 HF's T5Attention._relative_position_bucket (bidirectional=False, 32
 buckets, max_distance 128) looked up in a [heads][32] table.
 
-Run on an H200 on 2026-11-27 (docs/gpu.md, "Attention on an H200"); the
-timing is a plain loop of calls between CUDA events, not a CUDA-graph
-replay. Not run by tests or CI.
+Run on an H200 on 2026-11-27 (docs/gpu.md, "Attention on an H200") with
+the timing a plain loop of calls between CUDA events. --graph times a
+CUDA-graph replay of the reps calls instead (how the attention issue's
+figures were taken: no launch gaps between calls), falling back to the loop,
+and saying so, for a function that cannot be captured. Not run by tests or
+CI.
 """
 
 import argparse
@@ -39,10 +42,47 @@ def timed_ms(fn, reps):
     return start.elapsed_time(end) / reps
 
 
+def graph_ms(fn, reps):
+    """Captures reps calls of fn in a CUDA graph (after warm-up calls on a
+    side stream, as capture requires) and times one replay between two
+    CUDA events, after an untimed replay; the time of one call in ms."""
+    fn()
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(reps):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    graph.replay()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / reps
+
+
+GRAPH = False  # main sets it from --graph
+
+
 def attempt(name, fn, reps):
-    """(name, ms) of timed_ms(fn), or None after printing why it failed, so
-    that one backend's failure (a compile error, an unsupported shape)
-    leaves the other rows."""
+    """(name, ms) of graph_ms(fn) with --graph (the loop where capture
+    fails, the name saying so), else of timed_ms(fn); or None after printing
+    why it failed, so that one backend's failure (a compile error, an
+    unsupported shape) leaves the other rows."""
+    if GRAPH:
+        try:
+            return name + " [graph]", graph_ms(fn, reps)
+        except Exception as e:  # noqa: BLE001 - fall back to the loop
+            print(f"{name}: no CUDA graph ({type(e).__name__}: {str(e)[:200]}); timed as a loop", flush=True)
+            torch.cuda.synchronize()
     try:
         return name, timed_ms(fn, reps)
     except Exception as e:  # noqa: BLE001 - report any failure and go on
@@ -81,7 +121,10 @@ def main():
     ap.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="bf16")
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--no-flex", action="store_true", help="time cuDNN SDPA only (no FlexAttention compiles)")
+    ap.add_argument("--graph", action="store_true", help="time a CUDA-graph replay of the reps calls (rows marked [graph])")
     args = ap.parse_args()
+    global GRAPH
+    GRAPH = args.graph
     if not torch.cuda.is_available():
         sys.exit("torch_attn_bench: no CUDA device")
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -104,7 +147,8 @@ def main():
     def causal(b, hh, qi, kj):
         return qi >= kj
 
-    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, {args.dtype}, {h} heads x {hd}, {args.reps} reps, ms per call")
+    timing = "CUDA-graph replay of the reps calls" if args.graph else "a loop of calls between CUDA events"
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, {args.dtype}, {h} heads x {hd}, {args.reps} reps, ms per call, timed as {timing}")
     print("SHAPE\tIMPL\tms\tK+V GB/s or TFLOP/s\tx copy (decode)")
     for lk in args.keys:
         q = torch.randn(1, h, 1, hd, device=dev, dtype=dtype)
