@@ -126,7 +126,9 @@ func TestAttentionHostEmulation(t *testing.T) {
 // "never" never splits (POSENC_ATTN_TARGET_BLOCKS and
 // POSENC_ATTN_DECODE_TARGET_BLOCKS 1: the 4100-key decode row walks all
 // its tiles in one block), "always" splits every call of enough key tiles
-// (2^30: prefill tiles too, and the combine's frames for every row);
+// (2^30: prefill tiles too, and the combine's frames for every row; the
+// decode kernel's splits down to one key tile each,
+// POSENC_ATTN_DECODE_MIN_CHUNK 1: 129 splits of the 4100-key row);
 // "main" runs every call on the main kernel (POSENC_ATTN_DECODE_ROWS 0),
 // "decode" every call of a spec that has it on the decode kernel (prefill
 // rows too, many tiles). ALiBi, rope, rpe_full and M-RoPE (the key entries
@@ -136,7 +138,8 @@ func TestAttentionSplitPolicy(t *testing.T) {
 		t.Skip("no C++ compiler")
 	}
 	never := "#define POSENC_ATTN_TARGET_BLOCKS 1\n#define POSENC_ATTN_DECODE_TARGET_BLOCKS 1\n"
-	always := "#define POSENC_ATTN_TARGET_BLOCKS 1073741824\n#define POSENC_ATTN_DECODE_TARGET_BLOCKS 1073741824\n"
+	always := "#define POSENC_ATTN_TARGET_BLOCKS 1073741824\n#define POSENC_ATTN_DECODE_TARGET_BLOCKS 1073741824\n" +
+		"#define POSENC_ATTN_DECODE_MIN_CHUNK 1\n"
 	type policy struct{ name, defines string }
 	splits := []policy{{"never", never}, {"always", always}}
 	kernels := append(splits, policy{"main", "#define POSENC_ATTN_DECODE_ROWS 0\n"}, policy{"decode", "#define POSENC_ATTN_DECODE_ROWS (1ll << 40)\n"})

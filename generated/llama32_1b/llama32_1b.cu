@@ -952,12 +952,17 @@ constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
 #define POSENC_ATTN_DECODE_TARGET_BLOCKS 2048
 #endif
 constexpr long long kDecTargetBlocks = POSENC_ATTN_DECODE_TARGET_BLOCKS;
-// kDecMinChunk: a split of the decode kernel walks at least this many key
-// tiles of kAttnKeys (512 keys). On an H200 (docs/gpu.md), splits of 128
-// keys lost to splits of 512 at 32768 keys, while 2048 blocks beat 512 at
+#ifndef POSENC_ATTN_DECODE_MIN_CHUNK
+// A split of the decode kernel walks at least this many key tiles of
+// kAttnKeys (16: 512 keys). On an H200 (docs/gpu.md), splits of 128 keys
+// lost to splits of 512 at 32768 keys, while 2048 blocks beat 512 at
 // 131072 keys: the block's fixed work (its rows, the merge of its warps,
-// its partials) wants long chunks, the memory system many blocks.
-constexpr long long kDecMinChunk = 16;
+// its partials) wants long chunks, the memory system many blocks. Define
+// it (-D, at least 1) to change that.
+#define POSENC_ATTN_DECODE_MIN_CHUNK 16
+#endif
+constexpr long long kDecMinChunk = POSENC_ATTN_DECODE_MIN_CHUNK;
+static_assert(kDecMinChunk >= 1, "POSENC_ATTN_DECODE_MIN_CHUNK must be at least 1");
 // The warps' f32 staging rows of rotated keys, and the merge's partial acc
 // (they never live at once), and the raw pieces of rotated keys.
 constexpr int kDecPoolFloats = kDecWarps * (kDecWarpKeys > kDecRows ? kDecWarpKeys : kDecRows) * kAttnDim;

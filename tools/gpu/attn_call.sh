@@ -17,8 +17,11 @@
 #      replays, as the issue's figures);
 #   3. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
-# Output: $OUT/main.txt, regs.txt, nomma.txt and logs.tgz (every log).
-# TOTAL (default 470) bounds the seconds of steps 2 and 3.
+#   4. with SWEEP set (e.g. SWEEP="-DPOSENC_ATTN_DECODE_MIN_CHUNK=8
+#      -DPOSENC_ATTN_DECODE_MIN_CHUNK=32"), bench -gpu -attention of
+#      llama31_8b_bf16 and bloom_7b1_bf16 once per flag, while TOTAL lasts.
+# Output: $OUT/main.txt, regs.txt, nomma.txt, sweep.txt and logs.tgz (every
+# log). TOTAL (default 470) bounds the seconds of steps 2 to 4.
 set -u
 O=${OUT:-/tmp/posenc-attn-call}
 mkdir -p "$O"
@@ -39,7 +42,16 @@ if ((L > 70)); then
 else
 	echo "step 3 skipped: $L s left" >"$O/nomma.txt"
 fi
+n=0
+for fl in ${SWEEP:-}; do
+	n=$((n + 1))
+	L=$((${TOTAL:-470} - ($(date +%s) - T0)))
+	((L > 70)) || { echo "sweep $fl: skipped, $L s left" >>"$O/sweep.txt"; continue; }
+	echo "=== sweep: POSENC_NVCC_FLAGS=$fl" >>"$O/sweep.txt"
+	POSENC_NVCC_FLAGS=$fl OUT=/tmp/posenc-s$n BUDGET=$L ATTN_ZOO="llama31_8b_bf16 bloom_7b1_bf16" ATTN_DTYPES="" STAGES="attn" \
+		bash "$HERE/gpu_check.sh" . >>"$O/sweep.txt" 2>&1
+done
 wait
-(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs 2>/dev/null)
+(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
-cat "$O/main.txt" "$O/regs.txt" "$O/nomma.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
+cat "$O/main.txt" "$O/regs.txt" "$O/nomma.txt" "$O/sweep.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
