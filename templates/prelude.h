@@ -105,6 +105,19 @@ static __device__ __forceinline__ float __shfl_xor_sync(unsigned int mask, float
 	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, %3;" : "=f"(r) : "f"(v), "r"(lane_mask), "r"(mask));
 	return r;
 }
+// __reduce_or_sync: redux.sync.or (PTX 7.0, sm_80).
+static __device__ __forceinline__ unsigned int __reduce_or_sync(unsigned int mask, unsigned int v) {
+	unsigned int r;
+	asm volatile("redux.sync.or.b32 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(mask));
+	return r;
+}
+// __cvta_generic_to_shared: the shared-window address of a generic pointer
+// to shared memory (cvta.to.shared), as ldmatrix takes it.
+static __device__ __forceinline__ unsigned long long __cvta_generic_to_shared(const void *p) {
+	unsigned long long r;
+	asm("cvta.to.shared.u64 %0, %1;" : "=l"(r) : "l"(p));
+	return r;
+}
 // __syncwarp: bar.warp.sync (PTX 6.0).
 static __device__ __forceinline__ void __syncwarp(unsigned int mask = 0xffffffffu) {
 	asm volatile("bar.warp.sync %0;" ::"r"(mask) : "memory");

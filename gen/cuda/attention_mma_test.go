@@ -24,7 +24,10 @@ var mmaSpecs = []string{
 // sends every call to the tensor-core kernel (POSENC_ATTN_DECODE_ROWS 0:
 // decode calls too), "mma-always" and "mma-never" with every call split
 // and none, "main" keeps every call on the FMA kernel (POSENC_ATTN_MMA 0),
-// which bf16 prefill no longer reaches by default.
+// which bf16 prefill no longer reaches by default; "mma-element-loads"
+// loads k and v fragments element by element (POSENC_ATTN_MMA_LDMATRIX 0)
+// instead of with ldmatrix. ALiBi's head dim 48 takes q·k's odd last step
+// (two matrices a load), T5's 16 that step alone.
 func TestAttentionMMA(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
@@ -36,6 +39,7 @@ func TestAttentionMMA(t *testing.T) {
 		{"mma-always", mma + "#define POSENC_ATTN_TARGET_BLOCKS 1073741824\n"},
 		{"mma-never", mma + "#define POSENC_ATTN_TARGET_BLOCKS 1\n"},
 		{"main", mma + "#define POSENC_ATTN_MMA 0\n"},
+		{"mma-element-loads", mma + "#define POSENC_ATTN_MMA_LDMATRIX 0\n"},
 	}
 	for i, y := range mmaSpecs {
 		ps := all[:1]

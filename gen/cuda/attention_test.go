@@ -90,8 +90,12 @@ func TestAttentionPTX(t *testing.T) {
 			if !strings.Contains(ptx, "attention_kernel") || !strings.Contains(ptx, "attention_combine_kernel") {
 				t.Errorf("%s: PTX lacks the attention kernels", name)
 			}
-			if bf16 := strings.Contains(y, "dtype: bf16"); bf16 != strings.Contains(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") {
-				t.Errorf("%s: tensor-core mma in the PTX: %v, want %v (bf16 storage)", name, !bf16, bf16)
+			bf16 := strings.Contains(y, "dtype: bf16")
+			for _, op := range []string{"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+				"redux.sync.or.b32"} {
+				if bf16 != strings.Contains(ptx, op) {
+					t.Errorf("%s: %s in the PTX: %v, want %v (bf16 storage: the tensor-core kernel)", name, op, !bf16, bf16)
+				}
 			}
 			if m := approxRe.FindString(ptx); m != "" {
 				t.Errorf("%s: PTX under %v has %s", name, flags, m)

@@ -113,6 +113,8 @@ struct Fiber {
 	bool done;
 	unsigned int shuffles; // warp shuffles done in this block (their slot buffer's parity)
 	unsigned int mmas;     // mma_m16n8k16_bf16 calls done in this block (theirs)
+	unsigned int ldms;     // ldmatrix_m8n8 calls done in this block (theirs)
+	unsigned int reduces;  // __reduce_or_sync calls done in this block (theirs)
 };
 
 // State of the running launch (one at a time: the emulator is
@@ -129,6 +131,8 @@ inline uint3 thread_idx, block_idx;
 inline dim3 block_dim, grid_dim;
 inline std::vector<float> shfl_slots; // two buffers of one slot per thread
 inline std::vector<unsigned int> mma_slots; // two buffers of 6 words (a, b) per thread
+inline std::vector<unsigned short> ldm_slots; // two buffers of one 8-element row per thread
+inline std::vector<unsigned int> reduce_slots; // two buffers of one word per thread
 inline cudaError_t last_error = cudaSuccess;
 // mma_calls counts the threads' mma_m16n8k16_bf16 calls since the driver
 // last read it (its host-only query of which kernel a launcher chose).
@@ -212,6 +216,8 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 	fibers.resize(nt);
 	shfl_slots.assign(2 * nt, 0.0f);
 	mma_slots.assign(12 * nt, 0u);
+	ldm_slots.assign(16 * nt, 0u);
+	reduce_slots.assign(2 * nt, 0u);
 	for (Fiber &f : fibers)
 		if (f.stack.size() != kStack)
 			f.stack.assign(kStack, 0);
@@ -228,6 +234,8 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 							f.done = false;
 							f.shuffles = 0;
 							f.mmas = 0;
+							f.ldms = 0;
+							f.reduces = 0;
 							start_fiber(f);
 						}
 				for (bool running = true; running;) {
@@ -558,7 +566,51 @@ inline void mma_m16n8k16_bf16(float (&d)[4], const unsigned int (&a)[4], const u
 	}
 }
 
+// ldmatrix_m8n8 is the warp's ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16
+// for N = n (2 or 4) 8×8 matrices of 16-bit elements (PTX ISA, "Warp-level
+// matrix load instruction: ldmatrix"): lane 8i + j gives row, the address
+// of row j of matrix i (8 elements, 16-byte aligned; for n = 2 lanes 16 to
+// 31 give none, as their addresses are ignored); lane l gets in r[i] the
+// elements (row l/4, columns 2·(l%4) and + 1) of matrix i, or with trans
+// (rows 2·(l%4) and + 1, column l/4), the first in the low half. The rows
+// are copied when given, so the result is the shared memory of that
+// moment. A block-uniform call, as the shuffles: call n of a block writes
+// slot buffer n mod 2 and passes one barrier.
+template <int N>
+inline void ldmatrix_m8n8(unsigned int (&r)[N], const unsigned short *row, bool trans) {
+	static_assert(N == 2 || N == 4, "ldmatrix loads 2 or 4 matrices here");
+	const unsigned int me = linear_tid();
+	const size_t nt = fibers.size();
+	unsigned short *buf = ldm_slots.data() + (current->ldms++ & 1u) * 8 * nt;
+	if ((me & 31u) < 8u * N)
+		std::memcpy(buf + 8 * me, row, 16);
+	__syncthreads();
+	const unsigned int warp = me & ~31u, lane = me & 31u;
+	// M(i, a, b) is element b of row a of matrix i.
+	auto M = [&](int i, unsigned int a, unsigned int b) { return (unsigned int)buf[8 * (warp + 8 * i + a) + b]; };
+	for (int i = 0; i < N; ++i) {
+		const unsigned int lo = trans ? M(i, 2 * (lane & 3u), lane >> 2) : M(i, lane >> 2, 2 * (lane & 3u));
+		const unsigned int hi = trans ? M(i, 2 * (lane & 3u) + 1, lane >> 2) : M(i, lane >> 2, 2 * (lane & 3u) + 1);
+		r[i] = lo | hi << 16;
+	}
+}
+
 } // namespace posenc_host
+
+// __reduce_or_sync: every lane of the warp gets the bitwise or of the
+// lanes' v (block-uniform call required, as __shfl_xor_sync; the mask is
+// not checked).
+inline unsigned int __reduce_or_sync(unsigned int, unsigned int v) {
+	const unsigned int me = posenc_host::linear_tid();
+	const size_t nt = posenc_host::reduce_slots.size() / 2;
+	unsigned int *buf = posenc_host::reduce_slots.data() + (posenc_host::current->reduces++ & 1u) * nt;
+	buf[me] = v;
+	__syncthreads();
+	unsigned int x = 0;
+	for (unsigned int l = me & ~31u; l < (me | 31u) + 1 && l < nt; ++l)
+		x |= buf[l];
+	return x;
+}
 
 // cudaFuncAttributes and cudaFuncGetAttributes: the field the generated
 // launchers read, ptxVersion (every kernel here counts as built for sm_90).

@@ -1450,6 +1450,74 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned int (&a)[
 #endif
 }
 
+#ifndef POSENC_ATTN_MMA_LDMATRIX
+// The tensor-core kernel loads its k and v fragments with ldmatrix (four
+// 8×8 matrices a load, v transposed). Define it (-D) to 0 to load them
+// element by element instead (the kernel's first loads, kept to compare).
+#define POSENC_ATTN_MMA_LDMATRIX 1
+#endif
+static_assert(kMmaDimTiles % 2 == 0, "p·v loads its b fragments two dim tiles at a time");
+
+// mma_ldm4 loads four 8×8 matrices of bf16 from shared memory,
+// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: lane 8i + j gives row,
+// the address of row j of matrix i (16-byte aligned); lane l gets in r[i]
+// the elements (row l/4, columns 2·(l%4) and + 1) of matrix i, or with
+// TRANS (rows 2·(l%4) and + 1, column l/4), the first in the low half (PTX
+// ISA, "Warp-level matrix load instruction: ldmatrix"): the b fragments of
+// mma_bf16 from k's rows, or with TRANS from v's. mma_ldm2 loads two
+// (lanes 0 to 15 give the rows).
+template <bool TRANS>
+__device__ __forceinline__ void mma_ldm4(unsigned int (&r)[4], const unsigned short *row) {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::ldmatrix_m8n8<4>(r, row, TRANS);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	// The launcher never runs this image (attn_mma_ok).
+	(void)row;
+	r[0] = r[1] = r[2] = r[3] = 0u;
+	__trap();
+#else
+	const unsigned int a = (unsigned int)__cvta_generic_to_shared(row);
+	if (TRANS)
+		asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+		             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		             : "r"(a)
+		             : "memory");
+	else
+		asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+		             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		             : "r"(a)
+		             : "memory");
+#endif
+}
+
+template <bool TRANS>
+__device__ __forceinline__ void mma_ldm2(unsigned int (&r)[2], const unsigned short *row) {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::ldmatrix_m8n8<2>(r, row, TRANS);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	(void)row;
+	r[0] = r[1] = 0u;
+	__trap();
+#else
+	const unsigned int a = (unsigned int)__cvta_generic_to_shared(row);
+	if (TRANS)
+		asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(a) : "memory");
+	else
+		asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(a) : "memory");
+#endif
+}
+
+// mma_warp_or is the bitwise or of the warp's v (every lane of the warp
+// calls it).
+__device__ __forceinline__ unsigned int mma_warp_or(unsigned int v) {
+#if !defined(POSENC_CUDA_HOST) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	__trap(); // never run (attn_mma_ok); redux.sync is sm_80's
+	return v;
+#else
+	return __reduce_or_sync(0xffffffffu, v);
+#endif
+}
+
 // mma_bits is the bf16 encoding of f (nearest even), mma_val its value.
 __device__ __forceinline__ unsigned short mma_bits(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
 __device__ __forceinline__ float mma_val(unsigned short h) { return __bfloat162float(__ushort_as_bfloat16(h)); }
@@ -1511,7 +1579,7 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 	__shared__ float s_f[kMmaF];
 	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
 	__shared__ int s_h[kMmaRows];
-	__shared__ unsigned int s_mask[kMmaRows];
+	__shared__ unsigned int s_mask[kMmaRows], s_anyw[kMmaWarps];
 	__shared__ int s_kp[kMmaKeys];
 	__shared__ long long s_kr[kMmaKeys];
 	__shared__ int s_badk[kMmaKeys]; // key c's v holds a NaN or an infinity
@@ -1607,17 +1675,21 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 				s_badk[tid] = 0;
 			}
 			__syncthreads();
+			unsigned int mbits = 0; // row tid's (none past the rows)
 			if (tid < kMmaRows) {
-				unsigned int bits = 0;
 				if (tid < nrows)
 					for (int c = 0; c < nk; ++c)
-						bits |= attn_masked(s_qp[tid], s_kp[c], causal, window) ? 0u : 1u << c;
-				s_mask[tid] = bits;
+						mbits |= attn_masked(s_qp[tid], s_kp[c], causal, window) ? 0u : 1u << c;
+				s_mask[tid] = mbits;
 			}
+			// The keys some row sees: the warps' or, then the block's.
+			mbits = mma_warp_or(mbits);
+			if (lane == 0)
+				s_anyw[w] = mbits;
 			__syncthreads();
 			unsigned int any = 0;
-			for (int r = 0; r < kMmaRows; ++r)
-				any |= s_mask[r];
+			for (int x = 0; x < kMmaWarps; ++x)
+				any |= s_anyw[x];
 			if (any == 0)
 				continue; // block-uniform: no row sees a key of this tile
 			// k through the term's hook where it rotates (ROTATE_K), else as
@@ -1659,12 +1731,32 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 #pragma unroll
 			for (int t = 0; t < kMmaKeyTiles; ++t) {
 				sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.0f;
+#if POSENC_ATTN_MMA_LDMATRIX
+				// Two steps a load: matrix i = lane/8 holds dims 8i… of the
+				// tile's keys, b of step ks (i = 0, 1) and ks + 1 (2, 3); an
+				// odd last step loads two.
+				const unsigned short *krow = s_k + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3);
+#pragma unroll
+				for (int ks = 0; ks + 1 < kMmaKSteps; ks += 2) {
+					unsigned int b4[4];
+					mma_ldm4<false>(b4, krow + 16 * ks);
+					const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+					mma_bf16(sc[t], qa[ks], b0);
+					mma_bf16(sc[t], qa[ks + 1], b1);
+				}
+				if (kMmaKSteps % 2 != 0) {
+					unsigned int b2[2];
+					mma_ldm2<false>(b2, s_k + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
+					mma_bf16(sc[t], qa[kMmaKSteps - 1], b2);
+				}
+#else
 				const unsigned short *krow = s_k + (8 * t + gid) * kMmaStride + 2 * tig;
 #pragma unroll
 				for (int ks = 0; ks < kMmaKSteps; ++ks) {
 					const unsigned int b[2] = {mma_word(krow + 16 * ks), mma_word(krow + 16 * ks + 8)};
 					mma_bf16(sc[t], qa[ks], b);
 				}
+#endif
 			}
 			// 2. Scores and the online softmax of the lane's two rows; the
 			// lanes of a row share its max through two shuffles (fmaxf skips
@@ -1739,6 +1831,23 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 						x1 -= mma_val(mma_bits(x1));
 					}
 				}
+#if POSENC_ATTN_MMA_LDMATRIX
+				// Two dim tiles a load, transposed: matrix i = lane/8 holds
+				// keys 16·kk + 8·(i%2)… at dims 8·(t + i/2)…, b of tile t
+				// (i = 0, 1) and t + 1 (2, 3).
+				const unsigned short *vrow = s_v + (16 * kk + (lane & 7) + 8 * ((lane >> 3) & 1)) * kMmaStride + 8 * (lane >> 4);
+#pragma unroll
+				for (int t = 0; t < kMmaDimTiles; t += 2) {
+					unsigned int b4[4];
+					mma_ldm4<true>(b4, vrow + 8 * t);
+					const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+#pragma unroll
+					for (int part = 0; part < 3; ++part) {
+						mma_bf16(acc[t], pa[part], b0);
+						mma_bf16(acc[t + 1], pa[part], b1);
+					}
+				}
+#else
 #pragma unroll
 				for (int t = 0; t < kMmaDimTiles; ++t) {
 					const unsigned short *vc = s_v + (16 * kk + 2 * tig) * kMmaStride + 8 * t + gid;
@@ -1748,6 +1857,7 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					for (int part = 0; part < 3; ++part)
 						mma_bf16(acc[t], pa[part], b);
 				}
+#endif
 			}
 			if (bad) { // block-uniform
 				// Keys whose v is not finite: their products by FMA, each row
