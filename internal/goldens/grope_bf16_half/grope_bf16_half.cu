@@ -1433,8 +1433,8 @@ static_assert(kMmaDimTiles % 2 == 0, "p·v loads its b fragments two dim tiles a
 // the elements (row l/4, columns 2·(l%4) and + 1) of matrix i, or with
 // TRANS (rows 2·(l%4) and + 1, column l/4), the first in the low half (PTX
 // ISA, "Warp-level matrix load instruction: ldmatrix"): the b fragments of
-// mma_bf16 from k's rows, or with TRANS from v's. mma_ldm2 loads two
-// (lanes 0 to 15 give the rows).
+// mma_bf16 from k's rows, or with TRANS from v's. mma_ldm2 loads two,
+// untransposed (lanes 0 to 15 give the rows: q·k's odd last step).
 template <bool TRANS>
 __device__ __forceinline__ void mma_ldm4(unsigned int (&r)[4], const unsigned short *row) {
 #ifdef POSENC_CUDA_HOST
@@ -1459,20 +1459,16 @@ __device__ __forceinline__ void mma_ldm4(unsigned int (&r)[4], const unsigned sh
 #endif
 }
 
-template <bool TRANS>
 __device__ __forceinline__ void mma_ldm2(unsigned int (&r)[2], const unsigned short *row) {
 #ifdef POSENC_CUDA_HOST
-	posenc_host::ldmatrix_m8n8<2>(r, row, TRANS);
+	posenc_host::ldmatrix_m8n8<2>(r, row, false);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 	(void)row;
 	r[0] = r[1] = 0u;
 	__trap();
 #else
 	const unsigned int a = (unsigned int)__cvta_generic_to_shared(row);
-	if (TRANS)
-		asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(a) : "memory");
-	else
-		asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(a) : "memory");
+	asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(a) : "memory");
 #endif
 }
 
@@ -1715,7 +1711,7 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 				}
 				if (kMmaKSteps % 2 != 0) {
 					unsigned int b2[2];
-					mma_ldm2<false>(b2, s_k + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
+					mma_ldm2(b2, s_k + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
 					mma_bf16(sc[t], qa[kMmaKSteps - 1], b2);
 				}
 #else
