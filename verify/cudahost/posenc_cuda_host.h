@@ -15,9 +15,10 @@
 // threads reached the barrier or exited (CUDA's semantics for
 // block-uniform barriers). __shared__ is `static`: blocks never overlap, so
 // a function-static array is exactly one block's shared memory. Warp
-// shuffles exchange values through a per-block slot array between two
-// barriers; they therefore require every thread of the block to take part
-// (posenc's kernels call them block-uniformly). Device math maps to <cmath>
+// collectives (shuffles, redux, mma, ldmatrix) exchange values through a
+// per-block slot array between two barriers (posenc_host::exchange); they
+// therefore require every thread of the block to take part (posenc's
+// kernels call them block-uniformly). Device math maps to <cmath>
 // (correctly rounded or nearly so, at least as accurate as CUDA's).
 //
 // It also implements the small part of the CUDA runtime API a host program
@@ -111,10 +112,7 @@ struct Fiber {
 	std::vector<char> stack;
 	uint3 idx;
 	bool done;
-	unsigned int shuffles; // warp shuffles done in this block (their slot buffer's parity)
-	unsigned int mmas;     // mma_m16n8k16_bf16 calls done in this block (theirs)
-	unsigned int ldms;     // ldmatrix_m8n8 calls done in this block (theirs)
-	unsigned int reduces;  // __reduce_or_sync calls done in this block (theirs)
+	unsigned int collectives; // warp collectives done in this block (their slot buffer's parity)
 };
 
 // State of the running launch (one at a time: the emulator is
@@ -129,10 +127,10 @@ inline Fiber *current;
 inline const std::function<void()> *body;
 inline uint3 thread_idx, block_idx;
 inline dim3 block_dim, grid_dim;
-inline std::vector<float> shfl_slots; // two buffers of one slot per thread
-inline std::vector<unsigned int> mma_slots; // two buffers of 6 words (a, b) per thread
-inline std::vector<unsigned short> ldm_slots; // two buffers of one 8-element row per thread
-inline std::vector<unsigned int> reduce_slots; // two buffers of one word per thread
+// kSlotBytes is a thread's slot in a warp collective's buffer (exchange):
+// the largest operands, mma's a and b (six words).
+constexpr size_t kSlotBytes = 24;
+inline std::vector<unsigned char> slots; // two buffers of kSlotBytes per thread
 inline cudaError_t last_error = cudaSuccess;
 // mma_calls counts the threads' mma_m16n8k16_bf16 calls since the driver
 // last read it (its host-only query of which kernel a launcher chose).
@@ -214,10 +212,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 	grid_dim = grid;
 	block_dim = block;
 	fibers.resize(nt);
-	shfl_slots.assign(2 * nt, 0.0f);
-	mma_slots.assign(12 * nt, 0u);
-	ldm_slots.assign(16 * nt, 0u);
-	reduce_slots.assign(2 * nt, 0u);
+	slots.assign(2 * kSlotBytes * nt, 0u);
 	for (Fiber &f : fibers)
 		if (f.stack.size() != kStack)
 			f.stack.assign(kStack, 0);
@@ -232,10 +227,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 							Fiber &f = fibers[n++];
 							f.idx = uint3{tx, ty, tz};
 							f.done = false;
-							f.shuffles = 0;
-							f.mmas = 0;
-							f.ldms = 0;
-							f.reduces = 0;
+							f.collectives = 0;
 							start_fiber(f);
 						}
 				for (bool running = true; running;) {
@@ -269,6 +261,33 @@ inline void __syncthreads() { posenc_host::yield(); }
 // __syncwarp is a block-wide barrier here, stronger than CUDA's (which
 // orders one warp's lanes): posenc's kernels call it in block-uniform code.
 inline void __syncwarp(unsigned int = 0xffffffffu) { __syncthreads(); }
+
+namespace posenc_host {
+
+// exchange is a warp collective's data path: it copies the n bytes at mine
+// (none when null) to the calling thread's slot of buffer c mod 2, c being
+// the block's collectives so far, of every kind, passes one barrier and
+// returns the buffer (thread t's slot at kSlotBytes·t), from which the
+// caller reads its warp's slots. A thread can write buffer c mod 2 again
+// only at collective c + 2, after collective c + 1's barrier, which every
+// thread reaches after its reads of collective c.
+inline const unsigned char *exchange(const void *mine, size_t n) {
+	unsigned char *buf = slots.data() + (current->collectives++ & 1u) * kSlotBytes * fibers.size();
+	if (mine)
+		std::memcpy(buf + kSlotBytes * linear_tid(), mine, n);
+	__syncthreads();
+	return buf;
+}
+
+// slot_get reads the T at byte off of thread t's slot in buf.
+template <class T>
+inline T slot_get(const unsigned char *buf, size_t t, size_t off) {
+	T x;
+	std::memcpy(&x, buf + kSlotBytes * t + off, sizeof x);
+	return x;
+}
+
+} // namespace posenc_host
 
 inline cudaError_t cudaGetLastError() {
 	cudaError_t e = posenc_host::last_error;
@@ -415,19 +434,13 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
 }
 
 // __shfl_xor_sync: lane l receives the value of lane l ^ lane_mask of its
-// warp (block-uniform call required, see above). The mask argument is not
-// checked. Shuffle n of a block writes buffer n mod 2 and passes one
-// barrier: a thread can write buffer n mod 2 again only at shuffle n + 2,
-// after shuffle n + 1's barrier, which every thread reaches after its read
-// of shuffle n.
+// warp (a block-uniform call, through posenc_host::exchange). The mask
+// argument is not checked.
 inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) {
 	const unsigned int me = posenc_host::linear_tid();
-	const size_t nt = posenc_host::shfl_slots.size() / 2;
-	float *buf = posenc_host::shfl_slots.data() + (posenc_host::current->shuffles++ & 1u) * nt;
-	buf[me] = v;
-	__syncthreads();
+	const unsigned char *buf = posenc_host::exchange(&v, sizeof v);
 	const unsigned int src = (me & ~31u) | ((me ^ (unsigned int)lane_mask) & 31u);
-	return src < nt ? buf[src] : v;
+	return src < posenc_host::fibers.size() ? posenc_host::slot_get<float>(buf, src, 0) : v;
 }
 
 inline float __uint_as_float(unsigned int x) {
@@ -533,22 +546,18 @@ inline __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_
 // half; it gets D's (row l/4, columns 2·(l%4) + {0, 1}) in d[0..1] and row
 // + 8 in d[2..3]. Each D element is C plus the 16 products (exact in f32)
 // summed in k order with fmaf, one of the orders the hardware's f32
-// accumulation may take. Like the shuffles, a block-uniform call: call n of
-// a block writes slot buffer n mod 2 and passes one barrier.
+// accumulation may take. Like the shuffles, a block-uniform call (through
+// exchange).
 inline void mma_m16n8k16_bf16(float (&d)[4], const unsigned int (&a)[4], const unsigned int (&b)[2]) {
 	++mma_calls;
 	const unsigned int me = linear_tid();
-	const size_t nt = fibers.size();
-	unsigned int *buf = mma_slots.data() + (current->mmas++ & 1u) * 6 * nt;
-	for (int i = 0; i < 4; ++i)
-		buf[6 * me + i] = a[i];
-	buf[6 * me + 4] = b[0];
-	buf[6 * me + 5] = b[1];
-	__syncthreads();
+	const unsigned int ops[6] = {a[0], a[1], a[2], a[3], b[0], b[1]};
+	static_assert(sizeof ops <= kSlotBytes, "mma's operands fill a slot");
+	const unsigned char *buf = exchange(ops, sizeof ops);
 	const unsigned int warp = me & ~31u, lane = me & 31u, gid = lane >> 2, tig = lane & 3u;
 	// elem is element e (0 or 1) of register word w of lane ln.
 	auto elem = [&](unsigned int ln, int w, int e) {
-		const unsigned int x = buf[6 * (warp + ln) + w];
+		const unsigned int x = slot_get<unsigned int>(buf, warp + ln, 4 * w);
 		return bf16_bits_to_f32((unsigned short)(e ? x >> 16 : x & 0xffffu));
 	};
 	// A[row][col] and B[k][n] from the lanes that hold them.
@@ -574,20 +583,15 @@ inline void mma_m16n8k16_bf16(float (&d)[4], const unsigned int (&a)[4], const u
 // elements (row l/4, columns 2·(l%4) and + 1) of matrix i, or with trans
 // (rows 2·(l%4) and + 1, column l/4), the first in the low half. The rows
 // are copied when given, so the result is the shared memory of that
-// moment. A block-uniform call, as the shuffles: call n of a block writes
-// slot buffer n mod 2 and passes one barrier.
+// moment. A block-uniform call, as the shuffles (through exchange).
 template <int N>
 inline void ldmatrix_m8n8(unsigned int (&r)[N], const unsigned short *row, bool trans) {
 	static_assert(N == 2 || N == 4, "ldmatrix loads 2 or 4 matrices here");
 	const unsigned int me = linear_tid();
-	const size_t nt = fibers.size();
-	unsigned short *buf = ldm_slots.data() + (current->ldms++ & 1u) * 8 * nt;
-	if ((me & 31u) < 8u * N)
-		std::memcpy(buf + 8 * me, row, 16);
-	__syncthreads();
+	const unsigned char *buf = exchange((me & 31u) < 8u * N ? row : nullptr, 16);
 	const unsigned int warp = me & ~31u, lane = me & 31u;
 	// M(i, a, b) is element b of row a of matrix i.
-	auto M = [&](int i, unsigned int a, unsigned int b) { return (unsigned int)buf[8 * (warp + 8 * i + a) + b]; };
+	auto M = [&](int i, unsigned int a, unsigned int b) { return (unsigned int)slot_get<unsigned short>(buf, warp + 8 * i + a, 2 * b); };
 	for (int i = 0; i < N; ++i) {
 		const unsigned int lo = trans ? M(i, 2 * (lane & 3u), lane >> 2) : M(i, lane >> 2, 2 * (lane & 3u));
 		const unsigned int hi = trans ? M(i, 2 * (lane & 3u) + 1, lane >> 2) : M(i, lane >> 2, 2 * (lane & 3u) + 1);
@@ -598,17 +602,14 @@ inline void ldmatrix_m8n8(unsigned int (&r)[N], const unsigned short *row, bool 
 } // namespace posenc_host
 
 // __reduce_or_sync: every lane of the warp gets the bitwise or of the
-// lanes' v (block-uniform call required, as __shfl_xor_sync; the mask is
-// not checked).
+// lanes' v (a block-uniform call, as __shfl_xor_sync; the mask is not
+// checked).
 inline unsigned int __reduce_or_sync(unsigned int, unsigned int v) {
 	const unsigned int me = posenc_host::linear_tid();
-	const size_t nt = posenc_host::reduce_slots.size() / 2;
-	unsigned int *buf = posenc_host::reduce_slots.data() + (posenc_host::current->reduces++ & 1u) * nt;
-	buf[me] = v;
-	__syncthreads();
+	const unsigned char *buf = posenc_host::exchange(&v, sizeof v);
 	unsigned int x = 0;
-	for (unsigned int l = me & ~31u; l < (me | 31u) + 1 && l < nt; ++l)
-		x |= buf[l];
+	for (size_t l = me & ~31u; l <= (me | 31u) && l < posenc_host::fibers.size(); ++l)
+		x |= posenc_host::slot_get<unsigned int>(buf, l, 0);
 	return x;
 }
 
