@@ -366,13 +366,7 @@ func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, benchCases 
 		return err
 	}
 	// Each driver is closed after its cases; on an error, the rest too.
-	defer func() {
-		for _, l := range libs {
-			if l != nil {
-				l.Close()
-			}
-		}
-	}()
+	defer closeDrivers(libs)
 	var results []cudahost.BenchResult
 	for i, s := range cs {
 		for _, c := range benchCases(s, short) {
@@ -424,15 +418,20 @@ func buildDrivers(cs []*spec.Spec, dir string, tc cudahost.Toolchain, p *progres
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			for _, l := range libs {
-				if l != nil {
-					l.Close()
-				}
-			}
+			closeDrivers(libs)
 			return nil, err
 		}
 	}
 	return libs, nil
+}
+
+// closeDrivers stops the drivers in libs that are still running (not nil).
+func closeDrivers(libs []*cudahost.Lib) {
+	for _, l := range libs {
+		if l != nil {
+			l.Close()
+		}
+	}
 }
 
 // printGPUBench writes the GPU bench table under a header that says where

@@ -36,21 +36,20 @@ OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx 
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
 echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
-L=$((${TOTAL:-470} - ($(date +%s) - T0)))
-if ((L > 70)); then
-	POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA=0 OUT=/tmp/posenc-g2 BUDGET=$L ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16" \
-		ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >"$O/nomma.txt" 2>&1
-else
-	echo "step 3 skipped: $L s left" >"$O/nomma.txt"
-fi
+# attn_build FLAGS SPECS DIR FILE: gpu_check's attn stage (no torch rows)
+# for SPECS built with POSENC_NVCC_FLAGS=FLAGS, logs under DIR, appended to
+# FILE, in what is left of TOTAL (skipped under 70 s).
+attn_build() {
+	local L=$((${TOTAL:-470} - ($(date +%s) - T0)))
+	((L > 70)) || { echo "POSENC_NVCC_FLAGS=$1: skipped, $L s left" >>"$4"; return; }
+	echo "=== POSENC_NVCC_FLAGS=$1" >>"$4"
+	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
+}
+attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2 "$O/nomma.txt"
 n=0
 for fl in ${SWEEP:-}; do
 	n=$((n + 1))
-	L=$((${TOTAL:-470} - ($(date +%s) - T0)))
-	((L > 70)) || { echo "sweep $fl: skipped, $L s left" >>"$O/sweep.txt"; continue; }
-	echo "=== sweep: POSENC_NVCC_FLAGS=$fl" >>"$O/sweep.txt"
-	POSENC_NVCC_FLAGS=$fl OUT=/tmp/posenc-s$n BUDGET=$L ATTN_ZOO="llama31_8b_bf16 bloom_7b1_bf16" ATTN_DTYPES="" STAGES="attn" \
-		bash "$HERE/gpu_check.sh" . >>"$O/sweep.txt" 2>&1
+	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
 done
 wait
 (cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs posenc-s*/logs 2>/dev/null)

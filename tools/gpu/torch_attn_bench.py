@@ -27,19 +27,28 @@ import sys
 import torch
 
 
+def event_ms(run):
+    """The time of run() between two CUDA events, in ms."""
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    run()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
 def timed_ms(fn, reps):
     """Runs fn once (warm-up), then reps times between two CUDA events; the
     time of one run in ms."""
     fn()
     torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(reps):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / reps
+
+    def loop():
+        for _ in range(reps):
+            fn()
+
+    return event_ms(loop) / reps
 
 
 def graph_ms(fn, reps):
@@ -60,13 +69,7 @@ def graph_ms(fn, reps):
             fn()
     graph.replay()
     torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    graph.replay()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / reps
+    return event_ms(graph.replay) / reps
 
 
 GRAPH = False  # main sets it from --graph
