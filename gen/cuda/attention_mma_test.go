@@ -26,7 +26,10 @@ var mmaSpecs = []string{
 // and none, "main" keeps every call on the FMA kernel (POSENC_ATTN_MMA 0),
 // which bf16 prefill no longer reaches by default; "mma-element-loads"
 // loads k and v fragments element by element (POSENC_ATTN_MMA_LDMATRIX 0)
-// instead of with ldmatrix. ALiBi's head dim 48 takes q·k's odd last step
+// instead of with ldmatrix; "mma-two-parts" and "mma-three-parts" split p
+// into two bf16 parts in p·v for every sequence and into three for every
+// one (POSENC_ATTN_MMA_TWO_PART_KEYS 0 and 2^31−1; by default two from
+// 2048 keys: the 4100-key case). ALiBi's head dim 48 takes q·k's odd last step
 // (two matrices a load), T5's 16 that step alone.
 func TestAttentionMMA(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
@@ -40,6 +43,8 @@ func TestAttentionMMA(t *testing.T) {
 		{"mma-never", mma + "#define POSENC_ATTN_TARGET_BLOCKS 1\n"},
 		{"main", mma + "#define POSENC_ATTN_MMA 0\n"},
 		{"mma-element-loads", mma + "#define POSENC_ATTN_MMA_LDMATRIX 0\n"},
+		{"mma-two-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 0\n"},
+		{"mma-three-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 2147483647\n"},
 	}
 	for i, y := range mmaSpecs {
 		ps := all[:1]

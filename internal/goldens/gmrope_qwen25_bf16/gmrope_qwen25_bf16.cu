@@ -1471,10 +1471,12 @@ posenc_gmrope_qwen25_bf16_attention_decode_kernel(store_t *__restrict__ out, con
 //      l/4 + 8, keys 2·(l%4) and 2·(l%4) + 1 of each 8), and the online
 //      softmax of the warp's rows (maxima over the 4 lanes of a row by
 //      shuffles; l kept per lane, summed at the end);
-//   3. acc += p·v with p split exactly into three bf16 parts, p = p₁ + p₂
-//      + p₃ (bf16 keeps 8 of f32's 24 significant bits, so each remainder
-//      is exact and the third part ends it): every product p_i·v is exact
-//      in f32, so p·v loses nothing to the bf16 operand, only the f32
+//   3. acc += p·v with p split into bf16 parts: three in a sequence of
+//      fewer than POSENC_ATTN_MMA_TWO_PART_KEYS keys, p = p₁ + p₂ + p₃
+//      exactly (bf16 keeps 8 of f32's 24 significant bits, so each
+//      remainder is exact and the third part ends it), else two, p₁ + p₂
+//      within 2^−16·p (below). Every product p_i·v is exact in f32, so p·v
+//      loses nothing to the bf16 operand but that remainder, only the f32
 //      accumulation the bound allows. A masked key's v row is zero (the
 //      tensor core multiplies every p, and 0·NaN is NaN), and a tile whose
 //      visible v holds a NaN or an infinity takes those keys' products by
@@ -1600,13 +1602,36 @@ __device__ __forceinline__ unsigned int mma_warp_or(unsigned int v) {
 #endif
 }
 
-// mma_bits is the bf16 encoding of f (nearest even), mma_val its value.
-__device__ __forceinline__ unsigned short mma_bits(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
-__device__ __forceinline__ float mma_val(unsigned short h) { return __bfloat162float(__ushort_as_bfloat16(h)); }
+#ifndef POSENC_ATTN_MMA_TWO_PART_KEYS
+// p·v takes p in two bf16 parts, not three, in a sequence of at least this
+// many keys (n, the keys of the call or of the sequence, as the bound
+// counts them): p − p₁ − p₂ = p₃ is at most 2^−8·|p − p₁| ≤ 2^−16·p (bf16
+// rounds to 8 significant bits), an error of 256u·p·|v| per term where
+// the bound allows γ_n·Σp|v| for the accumulation, γ_n ≥ 2048u here
+// (docs/design/attention.md). The tensor cores then do 3 mma units per 2
+// counted flops, not 4. Define it (-D) to 0 for two parts always, or to
+// 2147483647 for three.
+#define POSENC_ATTN_MMA_TWO_PART_KEYS 2048
+#endif
 
-// mma_pair packs the bf16 encodings of x (low half) and y.
-__device__ __forceinline__ unsigned int mma_pair(float x, float y) {
-	return (unsigned int)mma_bits(x) | (unsigned int)mma_bits(y) << 16;
+// mma_bits is the bf16 encoding of f (nearest even).
+__device__ __forceinline__ unsigned short mma_bits(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+
+// mma_pair packs the bf16 encodings of x (low half) and y (nearest even)
+// and leaves in x and y their remainders, x − bf16(x) and y − bf16(y),
+// which are exact (f32 has 16 more significant bits than bf16 and its
+// exponent range). On sm_80 one cvt.rn.bf16x2.f32 converts both (its
+// first source to the upper half, PTX ISA "cvt").
+__device__ __forceinline__ unsigned int mma_pair(float &x, float &y) {
+#if !defined(POSENC_CUDA_HOST) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	unsigned int w;
+	asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(y), "f"(x));
+#else
+	const unsigned int w = (unsigned int)mma_bits(x) | (unsigned int)mma_bits(y) << 16;
+#endif
+	x -= __uint_as_float(w << 16);
+	y -= __uint_as_float(w & 0xffff0000u);
+	return w;
 }
 
 // mma_word reads the two bf16 at p (4-byte aligned) as one register.
@@ -1681,6 +1706,8 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 		const int nrows = rows - r0 < kMmaRows ? (int)(rows - r0) : kMmaRows;
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1;
+		// p's bf16 parts in p·v: two in a sequence of many keys (above).
+		const int nparts = k1 - k0 >= (long long)POSENC_ATTN_MMA_TWO_PART_KEYS ? 2 : 3;
 		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
 		if (tid < kMmaRows) {
 			const long long rr = r0 + tid;
@@ -1907,11 +1934,8 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					const float *pp = sc[2 * kk + (f >> 1)] + 2 * (f & 1);
 					float x0 = pp[0], x1 = pp[1];
 #pragma unroll
-					for (int part = 0; part < 3; ++part) {
-						pa[part][f] = mma_pair(x0, x1);
-						x0 -= mma_val(mma_bits(x0));
-						x1 -= mma_val(mma_bits(x1));
-					}
+					for (int part = 0; part < 3; ++part)
+						pa[part][f] = part < nparts ? mma_pair(x0, x1) : 0u;
 				}
 #if POSENC_ATTN_MMA_LDMATRIX
 				// Two dim tiles a load, transposed: matrix i = lane/8 holds
@@ -1924,10 +1948,11 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					mma_ldm4<true>(b4, vrow + 8 * t);
 					const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
 #pragma unroll
-					for (int part = 0; part < 3; ++part) {
-						mma_bf16(acc[t], pa[part], b0);
-						mma_bf16(acc[t + 1], pa[part], b1);
-					}
+					for (int part = 0; part < 3; ++part)
+						if (part < nparts) { // item-uniform
+							mma_bf16(acc[t], pa[part], b0);
+							mma_bf16(acc[t + 1], pa[part], b1);
+						}
 				}
 #else
 #pragma unroll
@@ -1937,7 +1962,8 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					                           (unsigned int)vc[8 * kMmaStride] | (unsigned int)vc[9 * kMmaStride] << 16};
 #pragma unroll
 					for (int part = 0; part < 3; ++part)
-						mma_bf16(acc[t], pa[part], b);
+						if (part < nparts) // item-uniform
+							mma_bf16(acc[t], pa[part], b);
 				}
 #endif
 			}
