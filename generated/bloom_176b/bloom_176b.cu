@@ -963,14 +963,14 @@ struct attn_term_args {
 
 inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
 inline bool attn_term_ptrs_ok(const attn_term_args &, bool) { return true; }
-constexpr int kAttnTermUnits = kAttnDim;
 
-// attn_term_smem: nothing (the bias terms read constant memory).
+// attn_term_smem: nothing (the slopes are in constant memory).
 struct attn_term_smem {
 	int unused;
 };
 
 __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
+constexpr int kAttnTermUnits = kAttnDim;
 
 // attn_term_load copies element u of a row; a query row loads as a key
 // row does.
@@ -984,18 +984,22 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	attn_term_load(t, a, dst, src, pos, tok, u, true);
 }
 
-__device__ __forceinline__ float attn_term_bias(int h, long long qp, long long kp, long long shift, const attn_term_args &) {
+__device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int h, long long qp, long long kp, long long shift,
+                                                const attn_term_args &) {
 	const long long d = qp - kp < 0 ? kp - qp : qp - kp;
 	return -slopes[h] * (float)(d - shift);
 }
 
 __device__ __forceinline__ double attn_term_slope(int h) { return (double)slopes[h]; }
+// attn_term_item: no per-item work (the term reads nothing that depends on
+// the item's heads beyond its constants).
+__device__ __forceinline__ void attn_term_item(attn_term_smem &, const attn_term_args &, int, int) {}
 // The plain hooks of rope and the bias families: the score is
 // fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
 // which these terms alone get, calls only the load and score hooks).
-__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
-	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
+	return fmaf(scale, dot, attn_term_bias(t, h, qp, kp, shift, a));
 }
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
@@ -1068,6 +1072,7 @@ posenc_bloom_176b_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			s_seen[tid] = 0;
 			s_shift[tid] = 0;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
@@ -1386,6 +1391,7 @@ posenc_bloom_176b_attention_decode_kernel(store_t *__restrict__ out, const store
 			s_h[tid] = h;
 			s_orow[tid] = i * qheads + h;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
 			const int r = e / kAttnTermUnits;

@@ -685,15 +685,20 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	(void)a;
 }
 
-__device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const attn_term_args &) { return 0.0f; }
+__device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int, long long, long long, long long, const attn_term_args &) {
+	return 0.0f;
+}
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
+// attn_term_item: no per-item work (the term reads nothing that depends on
+// the item's heads beyond its constants).
+__device__ __forceinline__ void attn_term_item(attn_term_smem &, const attn_term_args &, int, int) {}
 // The plain hooks of rope and the bias families: the score is
 // fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
 // which these terms alone get, calls only the load and score hooks).
-__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
-	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
+	return fmaf(scale, dot, attn_term_bias(t, h, qp, kp, shift, a));
 }
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
@@ -766,6 +771,7 @@ posenc_falcon_7b_attention_kernel(store_t *__restrict__ out, const store_t *__re
 			s_seen[tid] = 0;
 			s_shift[tid] = 0;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
@@ -1084,6 +1090,7 @@ posenc_falcon_7b_attention_decode_kernel(store_t *__restrict__ out, const store_
 			s_h[tid] = h;
 			s_orow[tid] = i * qheads + h;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
 			const int r = e / kAttnTermUnits;

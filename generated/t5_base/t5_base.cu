@@ -1087,14 +1087,40 @@ struct attn_term_args {
 
 inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
 inline bool attn_term_ptrs_ok(const attn_term_args &a, bool) { return a.table != nullptr; }
-constexpr int kAttnTermUnits = kAttnDim;
 
-// attn_term_smem: nothing (the bias terms read constant memory).
+// attn_term_smem: the bias rows of the item's heads h0 … h0 + nh − 1, row
+// x at column rel + kSpan holding table[h0 + x][bucket(rel)] for
+// |rel| ≤ kSpan (the bucket is constant beyond), so that a score reads one
+// float of shared memory where it read bucket_map (constant memory, whose
+// reads serialize over a warp's distinct addresses) and then the table. nh
+// is 0 when the item's heads do not fit kAttnBiasCap floats: the scores
+// then read bucket_map and the table. 3 KiB in all, which every kernel's
+// shared memory leaves to its term (the tensor-core kernel's static_assert).
+constexpr int kAttnBiasSpan = 2 * kSpan + 1;
+constexpr int kAttnBiasCap = 766;
 struct attn_term_smem {
-	int unused;
+	float rows[kAttnBiasSpan <= kAttnBiasCap ? kAttnBiasCap : 1];
+	int h0, nh;
 };
 
 __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
+
+// attn_term_item writes the bias rows of heads h0 … h0 + nh − 1 (an item's
+// KV group), or nh 0 where they do not fit; the caller's barriers order it
+// after the previous item's scores and before this one's.
+__device__ __forceinline__ void attn_term_item(attn_term_smem &t, const attn_term_args &a, int h0, int nh) {
+	const bool fit = kAttnBiasSpan <= kAttnBiasCap && nh <= kAttnBiasCap / kAttnBiasSpan;
+	if (threadIdx.x == 0) {
+		t.h0 = h0;
+		t.nh = fit ? nh : 0;
+	}
+	if (fit)
+		for (int e = threadIdx.x; e < nh * kAttnBiasSpan; e += blockDim.x) {
+			const int x = e / kAttnBiasSpan;
+			t.rows[e] = ld(a.table + (size_t)(h0 + x) * kBuckets + bucket_map[e - x * kAttnBiasSpan]);
+		}
+}
+constexpr int kAttnTermUnits = kAttnDim;
 
 // attn_term_load copies element u of a row; a query row loads as a key
 // row does.
@@ -1108,17 +1134,22 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	attn_term_load(t, a, dst, src, pos, tok, u, true);
 }
 
-__device__ __forceinline__ float attn_term_bias(int h, long long qp, long long kp, long long, const attn_term_args &a) {
-	return ld(a.table + (size_t)h * kBuckets + bucket(qp - kp));
+__device__ __forceinline__ float attn_term_bias(const attn_term_smem &t, int h, long long qp, long long kp, long long,
+                                                const attn_term_args &a) {
+	const long long rel = qp - kp;
+	const int x = h - t.h0;
+	if (kAttnBiasSpan <= kAttnBiasCap && (unsigned int)x < (unsigned int)t.nh) // block-uniform: the rows' heads are the item's
+		return t.rows[x * kAttnBiasSpan + (int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan];
+	return ld(a.table + (size_t)h * kBuckets + bucket(rel));
 }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 // The plain hooks of rope and the bias families: the score is
 // fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
 // which these terms alone get, calls only the load and score hooks).
-__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
-	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
+	return fmaf(scale, dot, attn_term_bias(t, h, qp, kp, shift, a));
 }
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
@@ -1191,6 +1222,7 @@ posenc_t5_base_attention_kernel(store_t *__restrict__ out, const store_t *__rest
 			s_seen[tid] = 0;
 			s_shift[tid] = 0;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
@@ -1509,6 +1541,7 @@ posenc_t5_base_attention_decode_kernel(store_t *__restrict__ out, const store_t 
 			s_h[tid] = h;
 			s_orow[tid] = i * qheads + h;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
 			const int r = e / kAttnTermUnits;

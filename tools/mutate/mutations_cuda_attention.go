@@ -44,6 +44,14 @@ var cudaAttentionMutations = []Mutation{
 	// The rpe_full and xl terms of the CUDA attention form.
 	{"cuda attn rpe_full: aV left out of the value", "templates/attention_terms.cu.tmpl", "",
 		"return v + ld(a.av + attn_term_row(qp, kp) * kAttnDim + d);", "return v;", "verify cuda shaw2018_base", 0},
+	// rpe_bias's bias rows in shared memory (attn_term_item), which the
+	// scores read when the item's heads fit.
+	{"cuda attn rpe_bias: every bias row of an item is its first head's", "templates/attention_terms.cu.tmpl", "",
+		"ld(a.table + (size_t)(h0 + x) * kBuckets", "ld(a.table + (size_t)h0 * kBuckets", "cuda attention mma t5", 0},
+	{"cuda attn rpe_bias: the bias row's column not clamped above kSpan", "templates/attention_terms.cu.tmpl", "",
+		"(int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan]", "(int)(rel < -kSpan ? -kSpan : rel) + kSpan]", "verify cuda t5_base", 0},
+	{"cuda attn rpe_bias: the bias row read at −rel", "templates/attention_terms.cu.tmpl", "",
+		"(int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan]", "kSpan - (int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel)]", "verify cuda t5_base", 0},
 	{"cuda attn rpe_full: bucket distance sign (kp − qp)", "templates/attention_terms.cu.tmpl", "",
 		"const long long d = qp - kp;", "const long long d = kp - qp;", "verify cuda shaw2018_base", 0},
 	{"cuda attn rpe_full: q·aK left out of the rows' bucket table", "templates/attention_terms.cu.tmpl", "",

@@ -771,15 +771,20 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	(void)a;
 }
 
-__device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const attn_term_args &) { return 0.0f; }
+__device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int, long long, long long, long long, const attn_term_args &) {
+	return 0.0f;
+}
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
+// attn_term_item: no per-item work (the term reads nothing that depends on
+// the item's heads beyond its constants).
+__device__ __forceinline__ void attn_term_item(attn_term_smem &, const attn_term_args &, int, int) {}
 // The plain hooks of rope and the bias families: the score is
 // fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
 // which these terms alone get, calls only the load and score hooks).
-__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
-	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
+	return fmaf(scale, dot, attn_term_bias(t, h, qp, kp, shift, a));
 }
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
@@ -852,6 +857,7 @@ posenc_grope_llama4_bf16_attention_kernel(store_t *__restrict__ out, const store
 			s_seen[tid] = 0;
 			s_shift[tid] = 0;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
@@ -1170,6 +1176,7 @@ posenc_grope_llama4_bf16_attention_decode_kernel(store_t *__restrict__ out, cons
 			s_h[tid] = h;
 			s_orow[tid] = i * qheads + h;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
 			const int r = e / kAttnTermUnits;
@@ -1652,6 +1659,10 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 	__shared__ long long s_kr[kMmaKeys];
 	__shared__ int s_badk[kMmaKeys]; // key c's v holds a NaN or an infinity
 	__shared__ attn_term_smem s_term;
+	static_assert(sizeof(s_q4) + sizeof(s_k4) + sizeof(s_v4) + sizeof(s_f) + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) +
+	                      sizeof(s_mask) + sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) <=
+	                  (48 << 10),
+	              "the tensor-core kernel's static shared memory exceeds 48 KiB");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int gid = lane >> 2, tig = lane & 3;
 	attn_term_init(s_term, max_pos);
@@ -1679,6 +1690,7 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 			s_orow[tid] = i * qheads + h;
 			s_shift[tid] = 0;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		// q through the term's hook, kMmaStageRows rows a pass, to bf16
 		// (values of bf16 already: the storage, or rope's rounded rotation).

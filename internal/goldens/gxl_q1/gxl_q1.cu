@@ -533,6 +533,9 @@ struct attn_term_smem {
 };
 
 __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
+// attn_term_item: no per-item work (the term reads nothing that depends on
+// the item's heads beyond its constants).
+__device__ __forceinline__ void attn_term_item(attn_term_smem &, const attn_term_args &, int, int) {}
 
 // attn_term_load copies element u of a key row.
 __device__ __forceinline__ void attn_term_load(const attn_term_smem &, const attn_term_args &, float *dst, const store_t *src,
@@ -633,6 +636,7 @@ posenc_gxl_q1_attention_kernel(store_t *__restrict__ out, const store_t *__restr
 			s_seen[tid] = 0;
 			s_shift[tid] = 0;
 		}
+		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
