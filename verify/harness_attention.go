@@ -48,7 +48,7 @@ type attnCase struct {
 	qs, ks     float64 // standard deviations of q and k
 	spread     bool    // keys of magnitudes over 3.5 decades
 	st         Storage // q, k, v rounded to this type first (f32: not)
-	poison     bool    // q of query 1, head 3 (or the last), and one value of key 2 are NaN
+	poison     bool    // q of query 1, head 3 (or the last), one value of key 2 and one of key 5 (lk > 5) are NaN
 }
 
 // attnShapes are the (lq, lk) of the main cases: lengths off every vector
@@ -229,11 +229,16 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	q, kp = attnPositions(r, "decode", 1, 300)
 	special("bf16 inputs lq=1 lk=300 decode", q, kp, opt(full, true, 100, scale), 1, 1, false, StorageBF16)
 	// NaN inputs: a query head whose q is NaN gets NaN (not zeros, not a number
-	// made of the other keys), a NaN value reaches the rows that weigh its key
-	// and no other; the rest is as without them. Fewer keys than a vector: the
+	// made of the other keys), a NaN value (key 2, dim 7; key 5, dim 4) reaches
+	// the rows that weigh its key and no other; the rest is as without them. Fewer keys than a vector: the
 	// lanes past them must not hide the NaN scores from the row's maximum.
 	q, kp = attnPositions(r, "prefill", 3, 11)
 	cases = append(cases, attnCase{"NaN inputs lq=3 lk=11 prefill", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32, true})
+	// The same from position 0: queries 0 and 1 precede the NaN value's key
+	// 2, and a kernel that multiplies every row's p by a tile's v (0·NaN)
+	// must keep them out of it.
+	q, kp = attnPositions(r, "prefill", 11, 11)
+	cases = append(cases, attnCase{"NaN inputs lq=11 lk=11 prefill", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32, true})
 	// The one long decode row: 4100 keys, fewer (down to 1000) where
 	// QHeads·HeadDim would make it cost over 2^24 multiply-adds.
 	dl := min(4100, max(1000, attnDecodeBudget/(gqa[0]*hd)))

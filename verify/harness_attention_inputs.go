@@ -107,6 +107,9 @@ func attnInputs(r *rand.Rand, ac attnCase, hd int) [3][]float32 {
 			q[(ac.o.QHeads+h)*hd+t] = nan
 		}
 		v[2*row+min(7, hd-1)] = nan
+		if len(ac.kpos) > 5 { // an even dim too: 16-bit kernels pack two values a word
+			v[5*row+min(4, hd-1)] = nan
+		}
 	}
 	if ac.spread {
 		for j := range lk {

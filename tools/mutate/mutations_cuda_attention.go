@@ -44,6 +44,8 @@ var cudaAttentionMutations = []Mutation{
 	// The rpe_full and xl terms of the CUDA attention form.
 	{"cuda attn rpe_full: aV left out of the value", "templates/attention_terms.cu.tmpl", "",
 		"return v + ld(a.av + attn_term_row(qp, kp) * kAttnDim + d);", "return v;", "verify cuda shaw2018_base", 0},
+	{"cuda attn decode: every row's p times a key's v, seen or not (0·NaN)", "templates/attention_decode.cu.tmpl", "",
+		"							if ((bits[u] >> r) & 1u)\n								a = fmaf(p[u], vf[u][e], a);", "							a = fmaf(p[u], vf[u][e], a);", "verify cuda t5_base", 0},
 	// rpe_bias's bias rows in shared memory (attn_term_item), which the
 	// scores read when the item's heads fit.
 	{"cuda attn rpe_bias: every bias row of an item is its first head's", "templates/attention_terms.cu.tmpl", "",
@@ -86,6 +88,12 @@ var cudaAttentionMutations = []Mutation{
 		"x -= __uint_as_float(w << 16);", "x -= 0.0f * __uint_as_float(w << 16);", "cuda attention mma", 0},
 	{"cuda attn mma: p·v takes one part of p fewer (two parts always: p₁ alone)", "templates/attention_mma.cu.tmpl", "",
 		"if (part < nparts) { // item-uniform", "if (part < nparts - 1) { // item-uniform", "cuda attention mma two parts", 0},
+	{"cuda attn mma: a non-finite v in a word's high half not seen", "templates/attention_mma.cu.tmpl", "",
+		"return (x - 0x00010001u) & ~x & 0x80008000u;", "return (x - 0x00010001u) & ~x & 0x00008000u;", "cuda attention mma", 0},
+	{"cuda attn mma: a non-finite v in a word's low half not seen", "templates/attention_mma.cu.tmpl", "",
+		"return (x - 0x00010001u) & ~x & 0x80008000u;", "return (x - 0x00010000u) & ~x & 0x80000000u;", "cuda attention mma", 0},
+	{"cuda attn mma: the rescale skipped where only a lane's second row moved", "templates/attention_mma.cu.tmpl", "",
+		"if (alpha[0] != 1.0f || alpha[1] != 1.0f)", "if (alpha[0] != 1.0f)", "cuda attention mma", 0},
 	{"cuda attn mma: q fragment rows + 8 read as the first eight", "templates/attention_mma.cu.tmpl", "",
 		"qa[ks][1] = mma_word(qrow + 8 * kMmaStride + 16 * ks);", "qa[ks][1] = mma_word(qrow + 16 * ks);", "cuda attention mma", 0},
 	{"cuda attn mma: a row's max over two of its four lanes", "templates/attention_mma.cu.tmpl", "",

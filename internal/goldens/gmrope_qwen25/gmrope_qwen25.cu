@@ -1391,9 +1391,12 @@ posenc_gmrope_qwen25_attention_decode_kernel(store_t *__restrict__ out, const st
 #pragma unroll
 					for (int e = 0; e < kVec; ++e) {
 						float a = acc[r][t * kVec + e] * alpha;
+						// Only the keys the row sees: another row's key may
+						// hold a NaN or an infinity, and 0·NaN is NaN.
 #pragma unroll
 						for (int u = 0; u < kDecUnroll; ++u)
-							a = fmaf(p[u], vf[u][e], a);
+							if ((bits[u] >> r) & 1u)
+								a = fmaf(p[u], vf[u][e], a);
 						acc[r][t * kVec + e] = a;
 					}
 				}

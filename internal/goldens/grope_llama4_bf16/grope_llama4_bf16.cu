@@ -1359,9 +1359,12 @@ posenc_grope_llama4_bf16_attention_decode_kernel(store_t *__restrict__ out, cons
 #pragma unroll
 					for (int e = 0; e < kVec; ++e) {
 						float a = acc[r][t * kVec + e] * alpha;
+						// Only the keys the row sees: another row's key may
+						// hold a NaN or an infinity, and 0·NaN is NaN.
 #pragma unroll
 						for (int u = 0; u < kDecUnroll; ++u)
-							a = fmaf(p[u], vf[u][e], a);
+							if ((bits[u] >> r) & 1u)
+								a = fmaf(p[u], vf[u][e], a);
 						acc[r][t * kVec + e] = a;
 					}
 				}
@@ -1582,6 +1585,22 @@ __device__ __forceinline__ unsigned int mma_warp_or(unsigned int v) {
 #define POSENC_ATTN_MMA_TWO_PART_KEYS 2048
 #endif
 
+// mma_nonfinite2 is nonzero where a half of w, a bf16, has every exponent
+// bit set (NaN or ±∞): x = (w & 0x7f807f80) ^ 0x7f807f80 has a half 0
+// exactly there, and with both halves below 0x8000, (x − 0x00010001) &
+// ~x & 0x80008000 is nonzero iff one is (a borrow out of a zero low half
+// may flag the high half too: the answer for the pair stays exact).
+__device__ __forceinline__ unsigned int mma_nonfinite2(unsigned int w) {
+	const unsigned int x = (w & 0x7f807f80u) ^ 0x7f807f80u;
+	return (x - 0x00010001u) & ~x & 0x80008000u;
+}
+
+// mma_any_nonfinite reports whether one of the eight bf16 of u is NaN or
+// ±∞.
+__device__ __forceinline__ bool mma_any_nonfinite(const uint4 &u) {
+	return (mma_nonfinite2(u.x) | mma_nonfinite2(u.y) | mma_nonfinite2(u.z) | mma_nonfinite2(u.w)) != 0u;
+}
+
 // mma_bits is the bf16 encoding of f (nearest even).
 __device__ __forceinline__ unsigned short mma_bits(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
 
@@ -1738,7 +1757,13 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 #pragma unroll
 		for (int t = 0; t < kMmaDimTiles; ++t)
 			acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
-		for (long long j = j0; j < j1; j += kMmaKeys) {
+		// The split's key tiles, last first: a row's nearest keys (the
+		// largest ALiBi or T5 bias in a causal prefill) then set its max
+		// early, and the tiles after rarely move it (the rescale below is
+		// skipped where no row of the lane moved).
+		const long long ntiles = j1 > j0 ? (j1 - j0 + kMmaKeys - 1) / kMmaKeys : 0;
+		for (long long tile = ntiles - 1; tile >= 0; --tile) {
+			const long long j = j0 + tile * kMmaKeys;
 			const int nk = j1 - j < kMmaKeys ? (int)(j1 - j) : kMmaKeys;
 			// Positions (padding past the split or outside the cache), rows,
 			// mask bits.
@@ -1784,10 +1809,8 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 				const long long off = (s_kr[c] * kvheads + g) * kAttnDim + 8 * p;
 				const bool on = (any >> c) & 1u;
 				uint4 x = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
-				const unsigned int wv[4] = {x.x, x.y, x.z, x.w};
-				for (int h = 0; h < 8; ++h)
-					if (((wv[h >> 1] >> (16 * (h & 1))) & 0x7f80u) == 0x7f80u) // all exponent bits: NaN or ±∞
-						s_badk[c] = 1;
+				if (mma_any_nonfinite(x))
+					s_badk[c] = 1;
 				s_v4[(c * kMmaStride + 8 * p) / 8] = x;
 				if (!ROTATE_K)
 					s_k4[(c * kMmaStride + 8 * p) / 8] = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
@@ -1880,13 +1903,14 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 				m[x] = bits[x] ? mn : m[x];
 				seen |= bits[x] ? 1u << x : 0u;
 			}
+			if (alpha[0] != 1.0f || alpha[1] != 1.0f) // a product by 1 changes nothing (a warp with no such lane skips it)
 #pragma unroll
-			for (int t = 0; t < kMmaDimTiles; ++t) {
-				acc[t][0] *= alpha[0];
-				acc[t][1] *= alpha[0];
-				acc[t][2] *= alpha[1];
-				acc[t][3] *= alpha[1];
-			}
+				for (int t = 0; t < kMmaDimTiles; ++t) {
+					acc[t][0] *= alpha[0];
+					acc[t][1] *= alpha[0];
+					acc[t][2] *= alpha[1];
+					acc[t][3] *= alpha[1];
+				}
 			__syncthreads(); // s_v, s_badk
 			unsigned int bad = 0;
 			for (int c = 0; c < kMmaKeys; ++c)
