@@ -105,6 +105,11 @@ static __device__ __forceinline__ float __shfl_xor_sync(unsigned int mask, float
 	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, %3;" : "=f"(r) : "f"(v), "r"(lane_mask), "r"(mask));
 	return r;
 }
+static __device__ __forceinline__ unsigned int __shfl_xor_sync(unsigned int mask, unsigned int v, int lane_mask) {
+	unsigned int r;
+	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, %3;" : "=r"(r) : "r"(v), "r"(lane_mask), "r"(mask));
+	return r;
+}
 // __reduce_or_sync: redux.sync.or (PTX 7.0, sm_80).
 static __device__ __forceinline__ unsigned int __reduce_or_sync(unsigned int mask, unsigned int v) {
 	unsigned int r;

@@ -436,12 +436,17 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
 // __shfl_xor_sync: lane l receives the value of lane l ^ lane_mask of its
 // warp (a block-uniform call, through posenc_host::exchange). The mask
 // argument is not checked.
-inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) {
-	const unsigned int me = posenc_host::linear_tid();
-	const unsigned char *buf = posenc_host::exchange(&v, sizeof v);
+namespace posenc_host {
+template <typename T>
+inline T shfl_xor(T v, int lane_mask) {
+	const unsigned int me = linear_tid();
+	const unsigned char *buf = exchange(&v, sizeof v);
 	const unsigned int src = (me & ~31u) | ((me ^ (unsigned int)lane_mask) & 31u);
-	return src < posenc_host::fibers.size() ? posenc_host::slot_get<float>(buf, src, 0) : v;
+	return src < fibers.size() ? slot_get<T>(buf, src, 0) : v;
 }
+} // namespace posenc_host
+inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) { return posenc_host::shfl_xor(v, lane_mask); }
+inline unsigned int __shfl_xor_sync(unsigned int, unsigned int v, int lane_mask) { return posenc_host::shfl_xor(v, lane_mask); }
 
 inline float __uint_as_float(unsigned int x) {
 	float f;

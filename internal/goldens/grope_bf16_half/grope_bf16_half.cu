@@ -1296,7 +1296,7 @@ posenc_grope_bf16_half_attention_decode_kernel(store_t *__restrict__ out, const 
 		// The warp's lane groups share m: their l and acc add up.
 #pragma unroll
 		for (int o = kDecLanes; o < 32; o <<= 1) {
-			seen |= (unsigned int)__shfl_xor_sync(0xffffffffu, (float)seen, o);
+			seen |= __shfl_xor_sync(0xffffffffu, seen, o);
 #pragma unroll
 			for (int r = 0; r < kDecRows; ++r) {
 				l[r] += __shfl_xor_sync(0xffffffffu, l[r], o);
@@ -1595,13 +1595,13 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 	__shared__ float s_f[kMmaF];
 	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
 	__shared__ int s_h[kMmaRows];
-	__shared__ unsigned int s_mask[kMmaRows], s_anyw[kMmaWarps];
+	__shared__ unsigned int s_anyw[kMmaWarps];
 	__shared__ int s_kp[kMmaKeys];
 	__shared__ long long s_kr[kMmaKeys];
 	__shared__ int s_badk[kMmaKeys]; // key c's v holds a NaN or an infinity
 	__shared__ attn_term_smem s_term;
 	static_assert(sizeof(s_q4) + sizeof(s_k4) + sizeof(s_v4) + sizeof(s_f) + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) +
-	                      sizeof(s_mask) + sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) <=
+	                      sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) <=
 	                  (48 << 10),
 	              "the tensor-core kernel's static shared memory exceeds 48 KiB");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
@@ -1687,8 +1687,7 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 		for (long long tile = ntiles - 1; tile >= 0; --tile) {
 			const long long j = j0 + tile * kMmaKeys;
 			const int nk = j1 - j < kMmaKeys ? (int)(j1 - j) : kMmaKeys;
-			// Positions (padding past the split or outside the cache), rows,
-			// mask bits.
+			// Positions (padding past the split or outside the cache) and rows.
 			if (tid < kMmaKeys) {
 				long long kr = j + tid;
 				int kp = -1;
@@ -1704,17 +1703,27 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 				s_badk[tid] = 0;
 			}
 			__syncthreads();
-			unsigned int mbits = 0; // row tid's (none past the rows)
-			if (tid < kMmaRows) {
-				if (tid < nrows)
-					for (int c = 0; c < nk; ++c)
-						mbits |= attn_masked(s_qp[tid], s_kp[c], causal, window) ? 0u : 1u << c;
-				s_mask[tid] = mbits;
+			// The lane's mask bits (bit c: its row sees key c, padding past
+			// nk none): of its two rows at the keys its scores take, 2·tig
+			// and + 1 of each 8 (a row past the tile's sees none), so every
+			// warp forms its own rows' and none waits for another's.
+			unsigned int bits[2];
+#pragma unroll
+			for (int x = 0; x < 2; ++x) {
+				bits[x] = 0;
+				if (rr[x] < nrows)
+#pragma unroll
+					for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+						for (int e = 0; e < 2; ++e) {
+							const int c = 8 * t + 2 * tig + e;
+							bits[x] |= attn_masked(qp[x], s_kp[c], causal, window) ? 0u : 1u << c;
+						}
 			}
 			// The keys some row sees: the warps' or, then the block's.
-			mbits = mma_warp_or(mbits);
+			const unsigned int wbits = mma_warp_or(bits[0] | bits[1]);
 			if (lane == 0)
-				s_anyw[w] = mbits;
+				s_anyw[w] = wbits;
 			__syncthreads();
 			unsigned int any = 0;
 			for (int x = 0; x < kMmaWarps; ++x)
@@ -1788,11 +1797,9 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 			// 2. Scores and the online softmax of the lane's two rows; the
 			// lanes of a row share its max through two shuffles (fmaxf skips
 			// NaN scores; their p = e^NaN still reaches l).
-			unsigned int bits[2];
 			float alpha[2];
 #pragma unroll
 			for (int x = 0; x < 2; ++x) {
-				bits[x] = rr[x] < nrows ? s_mask[rr[x]] : 0u;
 				float mt = kNegInf;
 #pragma unroll
 				for (int t = 0; t < kMmaKeyTiles; ++t)
@@ -1822,8 +1829,11 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 						sum += p;
 					}
 				l[x] = l[x] * alpha[x] + sum;
-				m[x] = bits[x] ? mn : m[x];
-				seen |= bits[x] ? 1u << x : 0u;
+				// Whether the row sees a key of the tile: its 4 lanes' bits.
+				unsigned int rowb = bits[x] | __shfl_xor_sync(0xffffffffu, bits[x], 1);
+				rowb |= __shfl_xor_sync(0xffffffffu, rowb, 2);
+				m[x] = rowb ? mn : m[x];
+				seen |= rowb ? 1u << x : 0u;
 			}
 			if (alpha[0] != 1.0f || alpha[1] != 1.0f) // a product by 1 changes nothing (a warp with no such lane skips it)
 #pragma unroll
@@ -1904,9 +1914,8 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 					for (int t = 0; t < kMmaDimTiles; ++t)
 #pragma unroll
 						for (int e = 0; e < 4; ++e) {
-							const int r = rr[e >> 1];
-							if ((s_mask[r] >> c) & 1u)
-								acc[t][e] = fmaf(s_f[r * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[t][e]);
+							if (rr[e >> 1] < nrows && !attn_masked(qp[e >> 1], s_kp[c], causal, window))
+								acc[t][e] = fmaf(s_f[rr[e >> 1] * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[t][e]);
 						}
 				}
 			}

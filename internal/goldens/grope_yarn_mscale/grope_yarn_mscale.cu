@@ -1297,7 +1297,7 @@ posenc_grope_yarn_mscale_attention_decode_kernel(store_t *__restrict__ out, cons
 		// The warp's lane groups share m: their l and acc add up.
 #pragma unroll
 		for (int o = kDecLanes; o < 32; o <<= 1) {
-			seen |= (unsigned int)__shfl_xor_sync(0xffffffffu, (float)seen, o);
+			seen |= __shfl_xor_sync(0xffffffffu, seen, o);
 #pragma unroll
 			for (int r = 0; r < kDecRows; ++r) {
 				l[r] += __shfl_xor_sync(0xffffffffu, l[r], o);
