@@ -29,7 +29,10 @@ var mmaSpecs = []string{
 // instead of with ldmatrix; "mma-two-parts" and "mma-three-parts" split p
 // into two bf16 parts in p·v for every sequence and into three for every
 // one (POSENC_ATTN_MMA_TWO_PART_KEYS 0 and 2^31−1; by default two from
-// 2048 keys: the 4100-key case). ALiBi's head dim 48 takes q·k's odd last step
+// 2048 keys: the 4100-key case); "mma-sync-loads" loads each key tile when
+// it is computed (POSENC_ATTN_MMA_ASYNC 0), where by default the next
+// tile's k and v come in by cp.async (the emulator's copies land at the
+// wait, NaN until then). ALiBi's head dim 48 takes q·k's odd last step
 // (two matrices a load), T5's 16 that step alone.
 func TestAttentionMMA(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
@@ -45,6 +48,7 @@ func TestAttentionMMA(t *testing.T) {
 		{"mma-element-loads", mma + "#define POSENC_ATTN_MMA_LDMATRIX 0\n"},
 		{"mma-two-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 0\n"},
 		{"mma-three-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 2147483647\n"},
+		{"mma-sync-loads", mma + "#define POSENC_ATTN_MMA_ASYNC 0\n"},
 	}
 	for i, y := range mmaSpecs {
 		ps := all[:1]

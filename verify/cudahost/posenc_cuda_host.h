@@ -33,6 +33,7 @@
 #include <math.h>
 #include <ucontext.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -40,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -113,6 +115,10 @@ struct Fiber {
 	uint3 idx;
 	bool done;
 	unsigned int collectives; // warp collectives done in this block (their slot buffer's parity)
+	// cp.async: the copies since the last commit, and the committed groups
+	// not yet waited for, oldest first (cp_async16).
+	std::vector<std::pair<void *, std::array<unsigned char, 16>>> cp_open;
+	std::deque<std::vector<std::pair<void *, std::array<unsigned char, 16>>>> cp_groups;
 };
 
 // State of the running launch (one at a time: the emulator is
@@ -228,6 +234,8 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 							f.idx = uint3{tx, ty, tz};
 							f.done = false;
 							f.collectives = 0;
+							f.cp_open.clear();
+							f.cp_groups.clear();
 							start_fiber(f);
 						}
 				for (bool running = true; running;) {
@@ -601,6 +609,37 @@ inline void ldmatrix_m8n8(unsigned int (&r)[N], const unsigned short *row, bool 
 		const unsigned int lo = trans ? M(i, 2 * (lane & 3u), lane >> 2) : M(i, lane >> 2, 2 * (lane & 3u));
 		const unsigned int hi = trans ? M(i, 2 * (lane & 3u) + 1, lane >> 2) : M(i, lane >> 2, 2 * (lane & 3u) + 1);
 		r[i] = lo | hi << 16;
+	}
+}
+
+// cp_async16 is the running thread's cp.async of 16 bytes from src to dst,
+// zeros where on is false (src is not read; PTX ISA, "cp.async", a source
+// size of 0). The copy lands when the thread waits for its group
+// (cp_async_wait); until then dst holds 0xff bytes (a NaN in every float
+// format), so that a kernel reading dst before its wait and barrier, or a
+// copy started over data other threads still read, meets NaN.
+inline void cp_async16(void *dst, const void *src, bool on) {
+	std::array<unsigned char, 16> b{};
+	if (on)
+		std::memcpy(b.data(), src, 16);
+	std::memset(dst, 0xff, 16);
+	current->cp_open.emplace_back(dst, b);
+}
+
+// cp_async_commit closes the running thread's group of copies
+// (cp.async.commit_group).
+inline void cp_async_commit() {
+	current->cp_groups.push_back(std::move(current->cp_open));
+	current->cp_open.clear();
+}
+
+// cp_async_wait completes the running thread's committed groups until at
+// most n, the newest, are pending (cp.async.wait_group n).
+inline void cp_async_wait(size_t n) {
+	while (current->cp_groups.size() > n) {
+		for (const auto &c : current->cp_groups.front())
+			std::memcpy(c.first, c.second.data(), 16);
+		current->cp_groups.pop_front();
 	}
 }
 

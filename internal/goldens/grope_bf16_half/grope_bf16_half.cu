@@ -1484,6 +1484,57 @@ __device__ __forceinline__ void mma_ldm2(unsigned int (&r)[2], const unsigned sh
 #endif
 }
 
+#ifndef POSENC_ATTN_MMA_ASYNC
+// The tensor-core kernel brings the next key tile's k and v into a second
+// buffer with cp.async while it computes the current one (FlashAttention-2's
+// prefetch), where no term rotates k (rope's rotation inside stages k
+// through the term's hook). Define it (-D) to 0 to load each tile when it
+// is computed.
+#define POSENC_ATTN_MMA_ASYNC 1
+#endif
+
+// mma_cp16 starts the copy of 16 bytes from global src to shared dst
+// (both 16-byte aligned), zeros where on is false (src is not read),
+// cp.async.cg.shared.global with a source size of 16 or 0 (PTX ISA,
+// "cp.async"); mma_cp_commit closes the thread's group of copies and
+// mma_cp_wait1 waits until at most the newest group is pending
+// (cp.async.commit_group, cp.async.wait_group 1). The host emulator writes
+// a NaN pattern at the start and the bytes at the wait, so that a read
+// before the wait, or a copy over a tile still being read, fails.
+__device__ __forceinline__ void mma_cp16(unsigned short *dst, const store_t *src, bool on) {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::cp_async16(dst, src, on);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	(void)dst;
+	(void)src;
+	(void)on;
+	__trap(); // never run (attn_mma_ok)
+#else
+	const unsigned int a = (unsigned int)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(a), "l"(src), "r"(on ? 16 : 0) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void mma_cp_commit() {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::cp_async_commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	__trap();
+#else
+	asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void mma_cp_wait1() {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::cp_async_wait(1);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	__trap();
+#else
+	asm volatile("cp.async.wait_group 1;" ::: "memory");
+#endif
+}
+
 // mma_warp_or is the bitwise or of the warp's v (every lane of the warp
 // calls it).
 __device__ __forceinline__ unsigned int mma_warp_or(unsigned int v) {
@@ -1586,21 +1637,29 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
                                int kvheads, float scale, int causal, int window, int max_pos, int splits, long long chunk,
                                float *__restrict__ ws_acc, float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
 	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
+	constexpr bool kMmaAsync = !ROTATE_K && POSENC_ATTN_MMA_ASYNC;
 	constexpr float kNegInf = -__builtin_huge_valf();
-	__shared__ uint4 s_q4[kMmaRows * kMmaStride / 8], s_k4[kMmaKeys * kMmaStride / 8], s_v4[kMmaKeys * kMmaStride / 8];
+	// s_q: the item's q rows, then (kMmaAsync) k and v buffer 1 once the
+	// warps hold their q fragments; s_kv: k and v buffer 0.
+	__shared__ uint4 s_q4[kMmaRows * kMmaStride / 8], s_kv4[2 * kMmaKeys * kMmaStride / 8];
+	static_assert(kMmaRows == 2 * kMmaKeys, "k and v buffer 1 is the q tile");
 	unsigned short *const s_q = reinterpret_cast<unsigned short *>(s_q4);
-	unsigned short *const s_k = reinterpret_cast<unsigned short *>(s_k4);
-	unsigned short *const s_v = reinterpret_cast<unsigned short *>(s_v4);
+	unsigned short *const s_kv = reinterpret_cast<unsigned short *>(s_kv4);
+	// mma_kbuf and mma_vbuf: buffer sb's k and v tiles ([kMmaKeys][kMmaStride]).
+	auto mma_kbuf = [&](int sb) { return sb ? s_q : s_kv; };
+	auto mma_vbuf = [&](int sb) { return (sb ? s_q : s_kv) + kMmaKeys * kMmaStride; };
 	// s_f: f32 rows through the term's load hook, or a tile's p.
 	__shared__ float s_f[kMmaF];
 	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
 	__shared__ int s_h[kMmaRows];
 	__shared__ unsigned int s_anyw[kMmaWarps];
-	__shared__ int s_kp[kMmaKeys];
-	__shared__ long long s_kr[kMmaKeys];
-	__shared__ int s_badk[kMmaKeys]; // key c's v holds a NaN or an infinity
+	// Two sets (the tile computed and the next) of the keys' positions,
+	// rows, and whether key c's v holds a NaN or an infinity.
+	__shared__ int s_kp[2][kMmaKeys];
+	__shared__ long long s_kr[2][kMmaKeys];
+	__shared__ unsigned char s_badk[2][kMmaKeys];
 	__shared__ attn_term_smem s_term;
-	static_assert(sizeof(s_q4) + sizeof(s_k4) + sizeof(s_v4) + sizeof(s_f) + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) +
+	static_assert(sizeof(s_q4) + sizeof(s_kv4) + sizeof(s_f) + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) +
 	                      sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) <=
 	                  (48 << 10),
 	              "the tensor-core kernel's static shared memory exceeds 48 KiB");
@@ -1684,12 +1743,19 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 		// early, and the tiles after rarely move it (the rescale below is
 		// skipped where no row of the lane moved).
 		const long long ntiles = j1 > j0 ? (j1 - j0 + kMmaKeys - 1) / kMmaKeys : 0;
-		for (long long tile = ntiles - 1; tile >= 0; --tile) {
-			const long long j = j0 + tile * kMmaKeys;
-			const int nk = j1 - j < kMmaKeys ? (int)(j1 - j) : kMmaKeys;
-			// Positions (padding past the split or outside the cache) and rows.
+		constexpr int kPieces = kAttnDim / 8; // 128-bit pieces of a row
+		// stage writes the positions and rows of the tile at jt (padding
+		// past the split or outside the cache) to set sb of s_kp, s_kr and
+		// s_badk (cleared), and the lane's mask bits (bit c: its row sees
+		// key c, padding none) to tb: of its two rows at the keys its scores
+		// take, 2·tig and + 1 of each 8 (a row past the tile's sees none), so
+		// every warp forms its own rows' and none waits for another's. It
+		// returns the keys some row sees (the warps' or, then the block's):
+		// block-uniform, two barriers.
+		auto stage = [&](long long jt, int sb, unsigned int(&tb)[2]) -> unsigned int {
+			const int nk = j1 - jt < kMmaKeys ? (int)(j1 - jt) : kMmaKeys;
 			if (tid < kMmaKeys) {
-				long long kr = j + tid;
+				long long kr = jt + tid;
 				int kp = -1;
 				if (tid < nk) {
 					kp = kpos[kr];
@@ -1698,228 +1764,269 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;
 					}
 				}
-				s_kp[tid] = kp;
-				s_kr[tid] = kr;
-				s_badk[tid] = 0;
+				s_kp[sb][tid] = kp;
+				s_kr[sb][tid] = kr;
+				s_badk[sb][tid] = 0;
 			}
 			__syncthreads();
-			// The lane's mask bits (bit c: its row sees key c, padding past
-			// nk none): of its two rows at the keys its scores take, 2·tig
-			// and + 1 of each 8 (a row past the tile's sees none), so every
-			// warp forms its own rows' and none waits for another's.
-			unsigned int bits[2];
 #pragma unroll
 			for (int x = 0; x < 2; ++x) {
-				bits[x] = 0;
+				tb[x] = 0;
 				if (rr[x] < nrows)
 #pragma unroll
 					for (int t = 0; t < kMmaKeyTiles; ++t)
 #pragma unroll
 						for (int e = 0; e < 2; ++e) {
 							const int c = 8 * t + 2 * tig + e;
-							bits[x] |= attn_masked(qp[x], s_kp[c], causal, window) ? 0u : 1u << c;
+							tb[x] |= attn_masked(qp[x], s_kp[sb][c], causal, window) ? 0u : 1u << c;
 						}
 			}
-			// The keys some row sees: the warps' or, then the block's.
-			const unsigned int wbits = mma_warp_or(bits[0] | bits[1]);
+			const unsigned int wbits = mma_warp_or(tb[0] | tb[1]);
 			if (lane == 0)
 				s_anyw[w] = wbits;
 			__syncthreads();
-			unsigned int any = 0;
+			unsigned int seen_keys = 0;
 			for (int x = 0; x < kMmaWarps; ++x)
-				any |= s_anyw[x];
-			if (any == 0)
-				continue; // block-uniform: no row sees a key of this tile
-			// k through the term's hook where it rotates (ROTATE_K), else as
-			// stored, v as stored, with 128-bit loads; a key no row sees is
-			// zero in both.
-			constexpr int kPieces = kAttnDim / 8; // 128-bit pieces of a row
-			const uint4 zero = {0u, 0u, 0u, 0u};
+				seen_keys |= s_anyw[x];
+			return seen_keys;
+		};
+		// fetch starts the copies of k and v of the tile staged in set sb to
+		// buffer sb (kMmaAsync), 128 bits each, zeros for a key no row sees
+		// (in keys), as one cp.async group.
+		auto fetch = [&](int sb, unsigned int keys) {
 			for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
 				const int c = e / kPieces, p = e % kPieces;
-				const long long off = (s_kr[c] * kvheads + g) * kAttnDim + 8 * p;
-				const bool on = (any >> c) & 1u;
-				uint4 x = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
-				if (mma_any_nonfinite(x))
-					s_badk[c] = 1;
-				s_v4[(c * kMmaStride + 8 * p) / 8] = x;
-				if (!ROTATE_K)
-					s_k4[(c * kMmaStride + 8 * p) / 8] = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
+				const bool on = (keys >> c) & 1u;
+				const long long off = on ? (s_kr[sb][c] * kvheads + g) * kAttnDim + 8 * p : 0;
+				mma_cp16(mma_kbuf(sb) + c * kMmaStride + 8 * p, k + off, on);
+				mma_cp16(mma_vbuf(sb) + c * kMmaStride + 8 * p, v + off, on);
 			}
-			__syncthreads(); // s_k (ROTATE_K: s_f is free)
-			for (int c0 = 0; ROTATE_K && c0 < kMmaKeys; c0 += kMmaStageRows) {
-				for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
-					const int c = c0 + e / kAttnTermUnits;
-					if (c < kMmaKeys && ((any >> c) & 1u))
-						attn_term_load(s_term, targs, s_f + (c - c0) * kAttnDim, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c], j + c,
-						               e % kAttnTermUnits, ROTATE_K);
-				}
-				__syncthreads();
-				for (int e = tid; e < kMmaStageRows * kAttnDim; e += kMmaThreads) {
-					const int c = c0 + e / kAttnDim, d = e % kAttnDim;
-					if (c < kMmaKeys)
-						s_k[c * kMmaStride + d] = mma_bits((any >> c) & 1u ? s_f[e] : 0.0f);
-				}
-				__syncthreads();
+		};
+		unsigned int bits[2] = {0u, 0u}, any = 0;
+		if (ntiles > 0) {
+			any = stage(j0 + (ntiles - 1) * kMmaKeys, 0, bits);
+			if (kMmaAsync) {
+				if (any)
+					fetch(0, any);
+				mma_cp_commit();
 			}
-			// 1. S = q·kᵀ over the tile's keys.
-			float sc[kMmaKeyTiles][4];
-#pragma unroll
-			for (int t = 0; t < kMmaKeyTiles; ++t) {
-				sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.0f;
-#if POSENC_ATTN_MMA_LDMATRIX
-				// Two steps a load: matrix i = lane/8 holds dims 8i… of the
-				// tile's keys, b of step ks (i = 0, 1) and ks + 1 (2, 3); an
-				// odd last step loads two.
-				const unsigned short *krow = s_k + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3);
-#pragma unroll
-				for (int ks = 0; ks + 1 < kMmaKSteps; ks += 2) {
-					unsigned int b4[4];
-					mma_ldm4<false>(b4, krow + 16 * ks);
-					const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
-					mma_bf16(sc[t], qa[ks], b0);
-					mma_bf16(sc[t], qa[ks + 1], b1);
-				}
-				if (kMmaKSteps % 2 != 0) {
-					unsigned int b2[2];
-					mma_ldm2(b2, s_k + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
-					mma_bf16(sc[t], qa[kMmaKSteps - 1], b2);
-				}
-#else
-				const unsigned short *krow = s_k + (8 * t + gid) * kMmaStride + 2 * tig;
-#pragma unroll
-				for (int ks = 0; ks < kMmaKSteps; ++ks) {
-					const unsigned int b[2] = {mma_word(krow + 16 * ks), mma_word(krow + 16 * ks + 8)};
-					mma_bf16(sc[t], qa[ks], b);
-				}
-#endif
+		}
+		for (long long tile = ntiles - 1, b = 0; tile >= 0; --tile, b ^= 1) {
+			const long long j = j0 + tile * kMmaKeys;
+			// The next tile's positions and mask bits, and (kMmaAsync) its
+			// k and v on their way to the other buffer while this tile is
+			// computed (FlashAttention-2's prefetch); the previous tile, the
+			// last reader of that set and buffer, ended with a barrier.
+			unsigned int nbits[2] = {0u, 0u}, nany = 0;
+			if (tile > 0) {
+				nany = stage(j - kMmaKeys, (int)b ^ 1, nbits);
+				if (kMmaAsync && nany)
+					fetch((int)b ^ 1, nany);
 			}
-			// 2. Scores and the online softmax of the lane's two rows; the
-			// lanes of a row share its max through two shuffles (fmaxf skips
-			// NaN scores; their p = e^NaN still reaches l).
-			float alpha[2];
-#pragma unroll
-			for (int x = 0; x < 2; ++x) {
-				float mt = kNegInf;
-#pragma unroll
-				for (int t = 0; t < kMmaKeyTiles; ++t)
-#pragma unroll
-					for (int e = 0; e < 2; ++e) {
-						const int c = 8 * t + 2 * tig + e;
-						float y = kNegInf;
-						if ((bits[x] >> c) & 1u) {
-							y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], s_kp[c], shift[x], scale,
-							                    sc[t][2 * x + e]);
-							mt = fmaxf(mt, y);
-						}
-						sc[t][2 * x + e] = y;
+			if (kMmaAsync) {
+				mma_cp_commit();
+				mma_cp_wait1(); // every group but the newest: this tile's copies are in
+			}
+			if (any != 0) { // block-uniform: else no row sees a key of this tile
+				unsigned short *const kb = mma_kbuf(kMmaAsync ? (int)b : 0), *const vb = mma_vbuf(kMmaAsync ? (int)b : 0);
+				const int *const kps = s_kp[b];
+				if (!kMmaAsync) {
+					// k through the term's hook where it rotates (ROTATE_K),
+					// else as stored, v as stored, with 128-bit loads; a key no
+					// row sees is zero in both.
+					const uint4 zero = {0u, 0u, 0u, 0u};
+					for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
+						const int c = e / kPieces, p = e % kPieces;
+						const long long off = (s_kr[b][c] * kvheads + g) * kAttnDim + 8 * p;
+						const bool on = (any >> c) & 1u;
+						*reinterpret_cast<uint4 *>(vb + c * kMmaStride + 8 * p) = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
+						if (!ROTATE_K)
+							*reinterpret_cast<uint4 *>(kb + c * kMmaStride + 8 * p) = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
 					}
-				mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
-				mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
-				const float mn = fmaxf(m[x], mt);
-				alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);
-				float sum = 0.0f;
-#pragma unroll
-				for (int t = 0; t < kMmaKeyTiles; ++t)
-#pragma unroll
-					for (int e = 0; e < 2; ++e) {
-						const int c = 8 * t + 2 * tig + e;
-						const float p = (bits[x] >> c) & 1u ? attn_exp(sc[t][2 * x + e] - mn) : 0.0f;
-						sc[t][2 * x + e] = p;
-						sum += p;
+				}
+				__syncthreads(); // the tile's k and v (ROTATE_K: s_f is free)
+				for (int c0 = 0; ROTATE_K && c0 < kMmaKeys; c0 += kMmaStageRows) {
+					for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
+						const int c = c0 + e / kAttnTermUnits;
+						if (c < kMmaKeys && ((any >> c) & 1u))
+							attn_term_load(s_term, targs, s_f + (c - c0) * kAttnDim, k + (s_kr[b][c] * kvheads + g) * kAttnDim, kps[c],
+							               j + c, e % kAttnTermUnits, ROTATE_K);
 					}
-				l[x] = l[x] * alpha[x] + sum;
-				// Whether the row sees a key of the tile: its 4 lanes' bits.
-				unsigned int rowb = bits[x] | __shfl_xor_sync(0xffffffffu, bits[x], 1);
-				rowb |= __shfl_xor_sync(0xffffffffu, rowb, 2);
-				m[x] = rowb ? mn : m[x];
-				seen |= rowb ? 1u << x : 0u;
-			}
-			if (alpha[0] != 1.0f || alpha[1] != 1.0f) // a product by 1 changes nothing (a warp with no such lane skips it)
-#pragma unroll
-				for (int t = 0; t < kMmaDimTiles; ++t) {
-					acc[t][0] *= alpha[0];
-					acc[t][1] *= alpha[0];
-					acc[t][2] *= alpha[1];
-					acc[t][3] *= alpha[1];
+					__syncthreads();
+					for (int e = tid; e < kMmaStageRows * kAttnDim; e += kMmaThreads) {
+						const int c = c0 + e / kAttnDim, d = e % kAttnDim;
+						if (c < kMmaKeys)
+							kb[c * kMmaStride + d] = mma_bits((any >> c) & 1u ? s_f[e] : 0.0f);
+					}
+					__syncthreads();
 				}
-			__syncthreads(); // s_v, s_badk
-			unsigned int bad = 0;
-			for (int c = 0; c < kMmaKeys; ++c)
-				bad |= s_badk[c] ? 1u << c : 0u;
-			if (bad) { // block-uniform: the whole v row of such a key leaves the mma
-				for (int e = tid; e < kMmaKeys * kAttnDim; e += kMmaThreads)
-					if ((bad >> (e / kAttnDim)) & 1u)
-						s_v[(e / kAttnDim) * kMmaStride + e % kAttnDim] = 0;
-				__syncthreads();
-			}
-			// 3. acc += p·v: keys 16·kk … 16·kk + 15 are the S tiles 2kk and
-			// 2kk + 1, whose accumulators are the a fragment's layout.
-#pragma unroll
-			for (int kk = 0; kk < kMmaKeys / 16; ++kk) {
-				unsigned int pa[3][4];
-#pragma unroll
-				for (int f = 0; f < 4; ++f) {
-					const float *pp = sc[2 * kk + (f >> 1)] + 2 * (f & 1);
-					float x0 = pp[0], x1 = pp[1];
-#pragma unroll
-					for (int part = 0; part < 3; ++part)
-						pa[part][f] = part < nparts ? mma_pair(x0, x1) : 0u;
+				// The keys whose v holds a NaN or an infinity (read by step 3,
+				// after a barrier).
+				for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
+					const int c = e / kPieces, p = e % kPieces;
+					if (mma_any_nonfinite(*reinterpret_cast<const uint4 *>(vb + c * kMmaStride + 8 * p)))
+						s_badk[b][c] = 1;
 				}
+				// 1. S = q·kᵀ over the tile's keys.
+				float sc[kMmaKeyTiles][4];
+#pragma unroll
+				for (int t = 0; t < kMmaKeyTiles; ++t) {
+					sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.0f;
 #if POSENC_ATTN_MMA_LDMATRIX
-				// Two dim tiles a load, transposed: matrix i = lane/8 holds
-				// keys 16·kk + 8·(i%2)… at dims 8·(t + i/2)…, b of tile t
-				// (i = 0, 1) and t + 1 (2, 3).
-				const unsigned short *vrow = s_v + (16 * kk + (lane & 7) + 8 * ((lane >> 3) & 1)) * kMmaStride + 8 * (lane >> 4);
+					// Two steps a load: matrix i = lane/8 holds dims 8i… of the
+					// tile's keys, b of step ks (i = 0, 1) and ks + 1 (2, 3); an
+					// odd last step loads two.
+					const unsigned short *krow = kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3);
 #pragma unroll
-				for (int t = 0; t < kMmaDimTiles; t += 2) {
-					unsigned int b4[4];
-					mma_ldm4<true>(b4, vrow + 8 * t);
-					const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+					for (int ks = 0; ks + 1 < kMmaKSteps; ks += 2) {
+						unsigned int b4[4];
+						mma_ldm4<false>(b4, krow + 16 * ks);
+						const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+						mma_bf16(sc[t], qa[ks], b0);
+						mma_bf16(sc[t], qa[ks + 1], b1);
+					}
+					if (kMmaKSteps % 2 != 0) {
+						unsigned int b2[2];
+						mma_ldm2(b2, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
+						mma_bf16(sc[t], qa[kMmaKSteps - 1], b2);
+					}
+#else
+					const unsigned short *krow = kb + (8 * t + gid) * kMmaStride + 2 * tig;
 #pragma unroll
-					for (int part = 0; part < 3; ++part)
-						if (part < nparts) { // item-uniform
-							mma_bf16(acc[t], pa[part], b0);
-							mma_bf16(acc[t + 1], pa[part], b1);
-						}
+					for (int ks = 0; ks < kMmaKSteps; ++ks) {
+						const unsigned int b[2] = {mma_word(krow + 16 * ks), mma_word(krow + 16 * ks + 8)};
+						mma_bf16(sc[t], qa[ks], b);
+					}
+#endif
 				}
+				// 2. Scores and the online softmax of the lane's two rows; the
+				// lanes of a row share its max through two shuffles (fmaxf skips
+				// NaN scores; their p = e^NaN still reaches l).
+				float alpha[2];
+#pragma unroll
+				for (int x = 0; x < 2; ++x) {
+					float mt = kNegInf;
+#pragma unroll
+					for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+						for (int e = 0; e < 2; ++e) {
+							const int c = 8 * t + 2 * tig + e;
+							float y = kNegInf;
+							if ((bits[x] >> c) & 1u) {
+								y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], kps[c], shift[x], scale,
+								                    sc[t][2 * x + e]);
+								mt = fmaxf(mt, y);
+							}
+							sc[t][2 * x + e] = y;
+						}
+					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
+					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
+					const float mn = fmaxf(m[x], mt);
+					alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);
+					float sum = 0.0f;
+#pragma unroll
+					for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+						for (int e = 0; e < 2; ++e) {
+							const int c = 8 * t + 2 * tig + e;
+							const float p = (bits[x] >> c) & 1u ? attn_exp(sc[t][2 * x + e] - mn) : 0.0f;
+							sc[t][2 * x + e] = p;
+							sum += p;
+						}
+					l[x] = l[x] * alpha[x] + sum;
+					// Whether the row sees a key of the tile: its 4 lanes' bits.
+					unsigned int rowb = bits[x] | __shfl_xor_sync(0xffffffffu, bits[x], 1);
+					rowb |= __shfl_xor_sync(0xffffffffu, rowb, 2);
+					m[x] = rowb ? mn : m[x];
+					seen |= rowb ? 1u << x : 0u;
+				}
+				if (alpha[0] != 1.0f || alpha[1] != 1.0f) // a product by 1 changes nothing (a warp with no such lane skips it)
+#pragma unroll
+					for (int t = 0; t < kMmaDimTiles; ++t) {
+						acc[t][0] *= alpha[0];
+						acc[t][1] *= alpha[0];
+						acc[t][2] *= alpha[1];
+						acc[t][3] *= alpha[1];
+					}
+				__syncthreads(); // s_v, s_badk
+				unsigned int bad = 0;
+				for (int c = 0; c < kMmaKeys; ++c)
+					bad |= s_badk[b][c] ? 1u << c : 0u;
+				if (bad) { // block-uniform: the whole v row of such a key leaves the mma
+					for (int e = tid; e < kMmaKeys * kAttnDim; e += kMmaThreads)
+						if ((bad >> (e / kAttnDim)) & 1u)
+							vb[(e / kAttnDim) * kMmaStride + e % kAttnDim] = 0;
+					__syncthreads();
+				}
+				// 3. acc += p·v: keys 16·kk … 16·kk + 15 are the S tiles 2kk and
+				// 2kk + 1, whose accumulators are the a fragment's layout.
+#pragma unroll
+				for (int kk = 0; kk < kMmaKeys / 16; ++kk) {
+					unsigned int pa[3][4];
+#pragma unroll
+					for (int f = 0; f < 4; ++f) {
+						const float *pp = sc[2 * kk + (f >> 1)] + 2 * (f & 1);
+						float x0 = pp[0], x1 = pp[1];
+#pragma unroll
+						for (int part = 0; part < 3; ++part)
+							pa[part][f] = part < nparts ? mma_pair(x0, x1) : 0u;
+					}
+#if POSENC_ATTN_MMA_LDMATRIX
+					// Two dim tiles a load, transposed: matrix i = lane/8 holds
+					// keys 16·kk + 8·(i%2)… at dims 8·(t + i/2)…, b of tile t
+					// (i = 0, 1) and t + 1 (2, 3).
+					const unsigned short *vrow = vb + (16 * kk + (lane & 7) + 8 * ((lane >> 3) & 1)) * kMmaStride + 8 * (lane >> 4);
+#pragma unroll
+					for (int t = 0; t < kMmaDimTiles; t += 2) {
+						unsigned int b4[4];
+						mma_ldm4<true>(b4, vrow + 8 * t);
+						const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+#pragma unroll
+						for (int part = 0; part < 3; ++part)
+							if (part < nparts) { // item-uniform
+								mma_bf16(acc[t], pa[part], b0);
+								mma_bf16(acc[t + 1], pa[part], b1);
+							}
+					}
 #else
 #pragma unroll
-				for (int t = 0; t < kMmaDimTiles; ++t) {
-					const unsigned short *vc = s_v + (16 * kk + 2 * tig) * kMmaStride + 8 * t + gid;
-					const unsigned int b[2] = {(unsigned int)vc[0] | (unsigned int)vc[kMmaStride] << 16,
-					                           (unsigned int)vc[8 * kMmaStride] | (unsigned int)vc[9 * kMmaStride] << 16};
+					for (int t = 0; t < kMmaDimTiles; ++t) {
+						const unsigned short *vc = vb + (16 * kk + 2 * tig) * kMmaStride + 8 * t + gid;
+						const unsigned int b[2] = {(unsigned int)vc[0] | (unsigned int)vc[kMmaStride] << 16,
+						                           (unsigned int)vc[8 * kMmaStride] | (unsigned int)vc[9 * kMmaStride] << 16};
 #pragma unroll
-					for (int part = 0; part < 3; ++part)
-						if (part < nparts) // item-uniform
-							mma_bf16(acc[t], pa[part], b);
-				}
+						for (int part = 0; part < 3; ++part)
+							if (part < nparts) // item-uniform
+								mma_bf16(acc[t], pa[part], b);
+					}
 #endif
-			}
-			if (bad) { // block-uniform
-				// Keys whose v is not finite: their products by FMA, each row
-				// with its own p (from s_f), so only the rows that see the key
-				// meet its value.
+				}
+				if (bad) { // block-uniform
+					// Keys whose v is not finite: their products by FMA, each row
+					// with its own p (from s_f), so only the rows that see the key
+					// meet its value.
 #pragma unroll
-				for (int t = 0; t < kMmaKeyTiles; ++t)
+					for (int t = 0; t < kMmaKeyTiles; ++t)
 #pragma unroll
-					for (int e = 0; e < 4; ++e)
-						s_f[rr[e >> 1] * kMmaKeys + 8 * t + 2 * tig + (e & 1)] = sc[t][e];
-				__syncthreads();
-				for (int c = 0; c < kMmaKeys; ++c) {
-					if (!((bad >> c) & 1u))
-						continue;
-					const store_t *vr = v + (s_kr[c] * kvheads + g) * kAttnDim;
+						for (int e = 0; e < 4; ++e)
+							s_f[rr[e >> 1] * kMmaKeys + 8 * t + 2 * tig + (e & 1)] = sc[t][e];
+					__syncthreads();
+					for (int c = 0; c < kMmaKeys; ++c) {
+						if (!((bad >> c) & 1u))
+							continue;
+						const store_t *vr = v + (s_kr[b][c] * kvheads + g) * kAttnDim;
 #pragma unroll
-					for (int t = 0; t < kMmaDimTiles; ++t)
+						for (int t = 0; t < kMmaDimTiles; ++t)
 #pragma unroll
-						for (int e = 0; e < 4; ++e) {
-							if (rr[e >> 1] < nrows && !attn_masked(qp[e >> 1], s_kp[c], causal, window))
-								acc[t][e] = fmaf(s_f[rr[e >> 1] * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[t][e]);
-						}
+							for (int e = 0; e < 4; ++e) {
+								if (rr[e >> 1] < nrows && !attn_masked(qp[e >> 1], kps[c], causal, window))
+									acc[t][e] = fmaf(s_f[rr[e >> 1] * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[t][e]);
+							}
+					}
 				}
 			}
 			__syncthreads(); // the tile's shared memory is read
+			bits[0] = nbits[0], bits[1] = nbits[1], any = nany;
 		}
 		// The row's l over its four lanes; then out (or the split's partial).
 #pragma unroll
