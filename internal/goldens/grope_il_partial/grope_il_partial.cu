@@ -532,14 +532,17 @@ struct AttnItem {
 
 // attn_item finds item it of a call with tiles of R rows; false for an
 // idle item, a paged tile index past its sequence's rows (block-uniform).
-// Paged: the sequence holding global tile x is the last t with T_t ≤ x
-// (binary search over attn_tile0).
+// The query tiles go last first: blocks start roughly in item order, and
+// in a causal prefill a later tile sees more keys, so the longest items
+// start first and the shortest end the call (longest processing time
+// first, which shortens the tail). Paged: the sequence holding global
+// tile x is the last t with T_t ≤ x (binary search over attn_tile0).
 template <int R, bool PAGED>
 __device__ __forceinline__ bool attn_item(long long it, int splits, int kvheads, int grp, int lq, int lk, int nseq,
                                           const int *q_start, const int *k_start, AttnItem &a) {
 	a.s = (int)(it % splits);
 	a.g = (int)(it / splits % kvheads);
-	const long long x = it / splits / kvheads;
+	const long long x = attn_tiles(PAGED, lq, grp, R, nseq) - 1 - it / splits / kvheads;
 	a.q0 = 0, a.q1 = lq, a.k0 = 0, a.k1 = lk, a.r0 = x * R;
 	if (!PAGED)
 		return true;
