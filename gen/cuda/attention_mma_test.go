@@ -76,8 +76,10 @@ func TestAttentionMMA(t *testing.T) {
 
 // TestAttentionMMAChosen checks, through the emulator's count of mma
 // calls (cudahost's TensorCoresUsed), which kernel the launchers pick by
-// default: the tensor-core one for a bf16 prefill (contiguous and paged),
-// the decode kernel for one query, and never the tensor cores when
+// default: the tensor-core one for a bf16 prefill (contiguous and paged)
+// and for one query of a GQA group of 6 heads (not with
+// POSENC_ATTN_DECODE_MMA_ROWS 0), the decode kernel for one query of one
+// head per KV head, and never the tensor cores when
 // POSENC_ATTN_MMA is 0.
 func TestAttentionMMAChosen(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
@@ -85,10 +87,11 @@ func TestAttentionMMAChosen(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, defines string
-		prefill       bool // the prefill calls' expected answer
+		prefill, gqa  bool // the prefill calls' and the GQA decode call's expected answers
 	}{
-		{"default", "", true},
-		{"off", "#define POSENC_ATTN_MMA 0\n", false},
+		{"default", "", true, true},
+		{"off", "#define POSENC_ATTN_MMA 0\n", false, false},
+		{"gqa-decode-fma", "#define POSENC_ATTN_DECODE_MMA_ROWS 0\n", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -130,6 +133,12 @@ func TestAttentionMMAChosen(t *testing.T) {
 			used("prefill", tc.prefill)
 			k.Attention(make([]float32, row), data(row), data(lk*row), data(lk*row), nil, []int32{lk - 1}, kv, o)
 			used("decode", false)
+			// One query over a KV head shared by all 6 heads: 6 rows per KV
+			// head, from POSENC_ATTN_DECODE_MMA_ROWS (4) on the tensor cores.
+			og := o
+			og.KVHeads = 1
+			k.Attention(make([]float32, row), data(row), data(lk*hd), data(lk*hd), nil, []int32{lk - 1}, kv, og)
+			used("GQA decode", tc.gqa)
 			slots := pos(lk)
 			k.AttentionPaged(make([]float32, lq*row), data(lq*row), data(lk*row), data(lk*row), nil,
 				pos(lq), []int32{0, lq}, slots, kv, []int32{0, lk}, o)

@@ -17,7 +17,8 @@
 #      replays, as the issue's figures);
 #   3. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
-#   4. with SWEEP set (e.g. SWEEP="-DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647
+#   4. with SWEEP set (e.g. SWEEP="-DPOSENC_ATTN_DECODE_MMA_ROWS=0
+#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647
 #      -DPOSENC_ATTN_MMA_ASYNC=0 -DPOSENC_ATTN_MMA_LDMATRIX=0
 #      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8"), bench -gpu -attention of
 #      llama31_8b_bf16 and bloom_7b1_bf16 once per flag, while TOTAL lasts

@@ -128,8 +128,12 @@ var cudaAttentionMutations = []Mutation{
 		"+ 16 * (kMmaKSteps - 1));", "+ 16 * (kMmaKSteps - 2));", "cuda attention mma", 0},
 	{"cuda attn mma: the keys some row sees taken from the first warp's rows", "templates/attention_mma.cu.tmpl", "",
 		"seen_keys |= s_anyw[x];", "seen_keys |= s_anyw[0];", "cuda attention mma", 0},
+	{"cuda attn mma: a GQA decode call never on the tensor cores", "templates/attention_launch.cu.tmpl", "",
+		"(rows + seqs - 1) / seqs >= kDecMmaRows;", "(rows + seqs - 1) / seqs > kDecMmaRows + 64;", "cuda attention mma chosen", 0},
+	{"cuda attn mma: the decode kernel launched for a decode call the tensor cores took", "templates/attention_launch.cu.tmpl", "",
+		"if (dec{{if .AttnForm.MMA}} && !mma{{end}}) {", "if (dec) {", "cuda attention mma chosen", 0},
 	{"cuda attn mma: the launcher never picks the tensor-core kernel", "templates/attention_launch.cu.tmpl", "",
-		"const bool mma = !dec && POSENC_ATTN_MMA &&", "const bool mma = dec && POSENC_ATTN_MMA &&", "cuda attention mma chosen", 0},
+		"const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA &&", "const bool mma = (dec && !dec_mma) && POSENC_ATTN_MMA &&", "cuda attention mma chosen", 0},
 	// 16-bit storage for the bias families (gen/cuda's gate).
 	{"cuda attn 16-bit: alibi's f16/bf16 specs lose the attention form", "gen/cuda/attention.go", "",
 		`b.DType != "f32" && family != "rope" && family != "alibi" && family != "rpe_bias"`, `b.DType != "f32" && family != "rope" && family != "rpe_bias"`, "cudahost attention16 bias", 0},

@@ -993,6 +993,19 @@ constexpr int kDecLaneDims = kDecPerLane * kVec;
 #define POSENC_ATTN_DECODE_ROWS 16
 #endif
 constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
+#ifndef POSENC_ATTN_DECODE_MMA_ROWS
+// A decode call of at least this many rows per KV head and sequence (a GQA
+// group of 4 or more query heads) runs the tensor-core kernel instead,
+// where the spec has it (bf16) and the device can: this kernel forms every
+// row's q·k and p·v by FMA, with shuffles, unpacking and each key lane's
+// copy of the score: about 100 warp instructions a bf16 key (512 bytes
+// of k and v at head dim 128) at 4 rows, so the SMs' issue rate, not HBM,
+// bounds it (a count, not a measurement; vLLM turns on FlashInfer's
+// tensor-core decode for groups above 4, num_qo_heads // num_kv_heads >
+// 4). Define it (-D) to change that; 0 never does.
+#define POSENC_ATTN_DECODE_MMA_ROWS 4
+#endif
+constexpr long long kDecMmaRows = POSENC_ATTN_DECODE_MMA_ROWS;
 #ifndef POSENC_ATTN_DECODE_TARGET_BLOCKS
 // The decode kernel's split target (as POSENC_ATTN_TARGET_BLOCKS for the
 // main kernel): about four waves of resident blocks over the 132 SMs of an
@@ -2179,8 +2192,12 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		min_chunk = kDecMinChunk;
 	}
 	// The others run the tensor-core kernel (tiles of kMmaRows rows) where
-	// the device can and k and v are 16-byte aligned.
-	const bool mma = !dec && POSENC_ATTN_MMA && aligned16(k) && aligned16(v) && attn_mma_ok<attn_form(ROTATE_K, PAGED)>();
+	// the device can and k and v are 16-byte aligned, and so do decode
+	// calls of at least kDecMmaRows rows per KV head and sequence (a GQA
+	// group's rows, whose q·k and p·v the decode kernel forms by FMA), with
+	// the decode kernel's split target and chunk.
+	const bool dec_mma = dec && kDecMmaRows > 0 && (rows + seqs - 1) / seqs >= kDecMmaRows;
+	const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA && aligned16(k) && aligned16(v) && attn_mma_ok<attn_form(ROTATE_K, PAGED)>();
 	if (mma)
 		tile = kMmaRows;
 	// Items of one split: (query tile, KV head), with the paged tile bound
@@ -2220,7 +2237,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	}
 	const long long items = base * splits;
 	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks));
-	if (dec) {
+	if (dec && !mma) {
 		POSENC_LAUNCH(posenc_grope_llama31_bf16_attention_decode_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kDecThreads), 0, stream, out, q, k, v,
 		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
 		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);

@@ -961,6 +961,19 @@ constexpr int kDecLaneDims = kDecPerLane * kVec;
 #define POSENC_ATTN_DECODE_ROWS 16
 #endif
 constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
+#ifndef POSENC_ATTN_DECODE_MMA_ROWS
+// A decode call of at least this many rows per KV head and sequence (a GQA
+// group of 4 or more query heads) runs the tensor-core kernel instead,
+// where the spec has it (bf16) and the device can: this kernel forms every
+// row's q·k and p·v by FMA, with shuffles, unpacking and each key lane's
+// copy of the score: about 100 warp instructions a bf16 key (512 bytes
+// of k and v at head dim 128) at 4 rows, so the SMs' issue rate, not HBM,
+// bounds it (a count, not a measurement; vLLM turns on FlashInfer's
+// tensor-core decode for groups above 4, num_qo_heads // num_kv_heads >
+// 4). Define it (-D) to change that; 0 never does.
+#define POSENC_ATTN_DECODE_MMA_ROWS 4
+#endif
+constexpr long long kDecMmaRows = POSENC_ATTN_DECODE_MMA_ROWS;
 #ifndef POSENC_ATTN_DECODE_TARGET_BLOCKS
 // The decode kernel's split target (as POSENC_ATTN_TARGET_BLOCKS for the
 // main kernel): about four waves of resident blocks over the 132 SMs of an
