@@ -15,15 +15,18 @@
 #      prefill is the no-bias kernel) and t5_base_bf16, then torch's cuDNN
 #      SDPA and FlexAttention (bf16; prefill 2048 and 8192; CUDA-graph
 #      replays, as the issue's figures);
-#   3. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
-#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
-#   4. with SWEEP set (e.g. SWEEP="-DPOSENC_ATTN_DECODE_MMA_ROWS=0
-#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647
-#      -DPOSENC_ATTN_MMA_ASYNC=0 -DPOSENC_ATTN_MMA_LDMATRIX=0
-#      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8"), bench -gpu -attention of
-#      llama31_8b_bf16 and bloom_7b1_bf16 once per flag, while TOTAL lasts
-#      (TOTAL=540 leaves room for about two).
-# Output: $OUT/main.txt, regs.txt, nomma.txt, sweep.txt and logs.tgz (every
+#   3. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
+#      flag of SWEEP, while TOTAL lasts (TOTAL=540 leaves room for about
+#      two). By default SWEEP="-DPOSENC_ATTN_DECODE_MMA_ROWS=0
+#      -DPOSENC_ATTN_MMA_ASYNC=0": GQA decode on the FMA decode kernel, and
+#      the tensor-core kernel without its cp.async prefetch; others are
+#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 (p in three parts),
+#      -DPOSENC_ATTN_MMA_LDMATRIX=0, -DPOSENC_ATTN_DECODE_MIN_CHUNK=8;
+#      SWEEP="" runs none.
+#   4. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
+#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio), if
+#      time is left.
+# Output: $OUT/main.txt, regs.txt, sweep.txt, nomma.txt and logs.tgz (every
 # log). TOTAL (default 470) bounds the seconds of steps 2 to 4.
 set -u
 O=${OUT:-/tmp/posenc-attn-call}
@@ -47,12 +50,12 @@ attn_build() {
 	echo "=== POSENC_NVCC_FLAGS=$1" >>"$4"
 	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
 }
-attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2 "$O/nomma.txt"
 n=0
-for fl in ${SWEEP:-}; do
+for fl in ${SWEEP--DPOSENC_ATTN_DECODE_MMA_ROWS=0 -DPOSENC_ATTN_MMA_ASYNC=0}; do
 	n=$((n + 1))
 	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
 done
+attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2 "$O/nomma.txt"
 wait
 (cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
