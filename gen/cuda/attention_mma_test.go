@@ -26,10 +26,9 @@ var mmaSpecs = []string{
 // and none, "main" keeps every call on the FMA kernel (POSENC_ATTN_MMA 0),
 // which bf16 prefill no longer reaches by default; "mma-element-loads"
 // loads k and v fragments element by element (POSENC_ATTN_MMA_LDMATRIX 0)
-// instead of with ldmatrix; "mma-two-parts" and "mma-three-parts" split p
-// into two bf16 parts in p·v for every sequence and into three for every
-// one (POSENC_ATTN_MMA_TWO_PART_KEYS 0 and 2^31−1; by default two from
-// 2048 keys: the 4100-key case); "mma-sync-loads" loads each key tile when
+// instead of with ldmatrix; "mma-two-parts" splits p into two bf16 parts
+// in p·v for every sequence (POSENC_ATTN_MMA_TWO_PART_KEYS 0; by default
+// two from 2048 keys, the 4100-key case, and three below, every other); "mma-sync-loads" loads each key tile when
 // it is computed (POSENC_ATTN_MMA_ASYNC 0), where by default the next
 // tile's k and v come in by cp.async (the emulator's copies land at the
 // wait, NaN until then). ALiBi's head dim 48 takes q·k's odd last step
@@ -47,7 +46,6 @@ func TestAttentionMMA(t *testing.T) {
 		{"main", mma + "#define POSENC_ATTN_MMA 0\n"},
 		{"mma-element-loads", mma + "#define POSENC_ATTN_MMA_LDMATRIX 0\n"},
 		{"mma-two-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 0\n"},
-		{"mma-three-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 2147483647\n"},
 		{"mma-sync-loads", mma + "#define POSENC_ATTN_MMA_ASYNC 0\n"},
 	}
 	for i, y := range mmaSpecs {
