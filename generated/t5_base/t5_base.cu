@@ -472,11 +472,14 @@ __constant__ int bucket_map[2 * kSpan + 1] = {
 	15,
 };
 
-// bucket returns the table column of rel.
-__device__ __forceinline__ int bucket(long long rel) {
-	rel = rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel;
-	return bucket_map[rel + kSpan];
+// bucket_index is the index of rel in bucket_map: rel clamped to
+// [−kSpan, kSpan], plus kSpan.
+__device__ __forceinline__ int bucket_index(long long rel) {
+	return (int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan;
 }
+
+// bucket returns the table column of rel.
+__device__ __forceinline__ int bucket(long long rel) { return bucket_map[bucket_index(rel)]; }
 
 // kMaxBlocks caps the grid; blocks stride over rows.
 constexpr long long kMaxBlocks = 1 << 20;
@@ -1092,8 +1095,8 @@ inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { r
 inline bool attn_term_ptrs_ok(const attn_term_args &a, bool) { return a.table != nullptr; }
 
 // attn_term_smem: the bias rows of the item's heads h0 … h0 + nh − 1, row
-// x at column rel + kSpan holding table[h0 + x][bucket(rel)] for
-// |rel| ≤ kSpan (the bucket is constant beyond), so that a score reads one
+// x at column bucket_index(rel) holding table[h0 + x][bucket(rel)] (the
+// bucket is constant beyond |rel| = kSpan), so that a score reads one
 // float of shared memory where it read bucket_map (constant memory, whose
 // reads serialize over a warp's distinct addresses) and then the table. nh
 // is 0 when the item's heads do not fit kAttnBiasCap floats: the scores
@@ -1139,11 +1142,10 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &t, int h, long long qp, long long kp, long long,
                                                 const attn_term_args &a) {
-	const long long rel = qp - kp;
 	const int x = h - t.h0;
 	if (kAttnBiasSpan <= kAttnBiasCap && (unsigned int)x < (unsigned int)t.nh) // block-uniform: the rows' heads are the item's
-		return t.rows[x * kAttnBiasSpan + (int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan];
-	return ld(a.table + (size_t)h * kBuckets + bucket(rel));
+		return t.rows[x * kAttnBiasSpan + bucket_index(qp - kp)];
+	return ld(a.table + (size_t)h * kBuckets + bucket(qp - kp));
 }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }

@@ -50,10 +50,10 @@ var cudaAttentionMutations = []Mutation{
 	// scores read when the item's heads fit.
 	{"cuda attn rpe_bias: every bias row of an item is its first head's", "templates/attention_terms.cu.tmpl", "",
 		"ld(a.table + (size_t)(h0 + x) * kBuckets", "ld(a.table + (size_t)h0 * kBuckets", "cuda attention mma t5", 0},
-	{"cuda attn rpe_bias: the bias row's column not clamped above kSpan", "templates/attention_terms.cu.tmpl", "",
-		"(int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan]", "(int)(rel < -kSpan ? -kSpan : rel) + kSpan]", "verify cuda t5_base", 0},
+	{"cuda attn rpe_bias: bucket_index not clamped above kSpan", "templates/bias.cu.tmpl", "",
+		"(int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan;", "(int)(rel < -kSpan ? -kSpan : rel) + kSpan;", "verify cuda t5_base", 0},
 	{"cuda attn rpe_bias: the bias row read at −rel", "templates/attention_terms.cu.tmpl", "",
-		"(int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan]", "kSpan - (int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel)]", "verify cuda t5_base", 0},
+		"t.rows[x * kAttnBiasSpan + bucket_index(qp - kp)]", "t.rows[x * kAttnBiasSpan + bucket_index(kp - qp)]", "verify cuda t5_base", 0},
 	{"cuda attn rpe_full: bucket distance sign (kp − qp)", "templates/attention_terms.cu.tmpl", "",
 		"const long long d = qp - kp;", "const long long d = kp - qp;", "verify cuda shaw2018_base", 0},
 	{"cuda attn rpe_full: q·aK left out of the rows' bucket table", "templates/attention_terms.cu.tmpl", "",

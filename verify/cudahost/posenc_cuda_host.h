@@ -43,6 +43,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #define __host__
@@ -104,6 +105,10 @@ __asm__(".text\n"
 
 namespace posenc_host {
 
+// CpCopy is a cp.async copy in flight: its destination and the 16 bytes
+// it will write there (cp_async16).
+using CpCopy = std::pair<void *, std::array<unsigned char, 16>>;
+
 // Fiber is one emulated CUDA thread.
 struct Fiber {
 #ifdef POSENC_HOST_FAST_SWITCH
@@ -117,8 +122,8 @@ struct Fiber {
 	unsigned int collectives; // warp collectives done in this block (their slot buffer's parity)
 	// cp.async: the copies since the last commit, and the committed groups
 	// not yet waited for, oldest first (cp_async16).
-	std::vector<std::pair<void *, std::array<unsigned char, 16>>> cp_open;
-	std::deque<std::vector<std::pair<void *, std::array<unsigned char, 16>>>> cp_groups;
+	std::vector<CpCopy> cp_open;
+	std::deque<std::vector<CpCopy>> cp_groups;
 };
 
 // State of the running launch (one at a time: the emulator is

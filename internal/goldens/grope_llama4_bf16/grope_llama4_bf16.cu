@@ -1733,15 +1733,15 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
 	constexpr bool kMmaAsync = !ROTATE_K && POSENC_ATTN_MMA_ASYNC;
 	constexpr float kNegInf = -__builtin_huge_valf();
-	// s_q: the item's q rows, then (kMmaAsync) k and v buffer 1 once the
-	// warps hold their q fragments; s_kv: k and v buffer 0.
+	// s_q: the item's q rows, then k and v buffer 1 once the warps hold
+	// their q fragments; s_kv: k and v buffer 0.
 	__shared__ uint4 s_q4[kMmaRows * kMmaStride / 8], s_kv4[2 * kMmaKeys * kMmaStride / 8];
 	static_assert(kMmaRows == 2 * kMmaKeys, "k and v buffer 1 is the q tile");
 	unsigned short *const s_q = reinterpret_cast<unsigned short *>(s_q4);
 	unsigned short *const s_kv = reinterpret_cast<unsigned short *>(s_kv4);
 	// mma_kbuf and mma_vbuf: buffer sb's k and v tiles ([kMmaKeys][kMmaStride]).
 	auto mma_kbuf = [&](int sb) { return sb ? s_q : s_kv; };
-	auto mma_vbuf = [&](int sb) { return (sb ? s_q : s_kv) + kMmaKeys * kMmaStride; };
+	auto mma_vbuf = [&](int sb) { return mma_kbuf(sb) + kMmaKeys * kMmaStride; };
 	// s_f: f32 rows through the term's load hook, or a tile's p.
 	__shared__ float s_f[kMmaF];
 	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
@@ -1884,16 +1884,26 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 				seen_keys |= s_anyw[x];
 			return seen_keys;
 		};
-		// fetch starts the copies of k and v of the tile staged in set sb to
-		// buffer sb (kMmaAsync), 128 bits each, zeros for a key no row sees
-		// (in keys), as one cp.async group.
+		// fetch brings v of the tile staged in set sb, and k where no term
+		// rotates it (ROTATE_K: the term's hook stages it), to buffer sb in
+		// 128-bit pieces, zeros for a key no row sees (in keys): with
+		// kMmaAsync as cp.async copies (the caller commits them as one
+		// group), else as loads and stores.
 		auto fetch = [&](int sb, unsigned int keys) {
 			for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
 				const int c = e / kPieces, p = e % kPieces;
 				const bool on = (keys >> c) & 1u;
 				const long long off = on ? (s_kr[sb][c] * kvheads + g) * kAttnDim + 8 * p : 0;
-				mma_cp16(mma_kbuf(sb) + c * kMmaStride + 8 * p, k + off, on);
-				mma_cp16(mma_vbuf(sb) + c * kMmaStride + 8 * p, v + off, on);
+				unsigned short *const kd = mma_kbuf(sb) + c * kMmaStride + 8 * p, *const vd = mma_vbuf(sb) + c * kMmaStride + 8 * p;
+				if (kMmaAsync) {
+					mma_cp16(kd, k + off, on);
+					mma_cp16(vd, v + off, on);
+				} else {
+					const uint4 zero = {0u, 0u, 0u, 0u};
+					*reinterpret_cast<uint4 *>(vd) = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
+					if (!ROTATE_K)
+						*reinterpret_cast<uint4 *>(kd) = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
+				}
 			}
 		};
 		unsigned int bits[2] = {0u, 0u}, any = 0;
@@ -1922,22 +1932,10 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 				mma_cp_wait1(); // every group but the newest: this tile's copies are in
 			}
 			if (any != 0) { // block-uniform: else no row sees a key of this tile
-				unsigned short *const kb = mma_kbuf(kMmaAsync ? (int)b : 0), *const vb = mma_vbuf(kMmaAsync ? (int)b : 0);
+				unsigned short *const kb = mma_kbuf((int)b), *const vb = mma_vbuf((int)b);
 				const int *const kps = s_kp[b];
-				if (!kMmaAsync) {
-					// k through the term's hook where it rotates (ROTATE_K),
-					// else as stored, v as stored, with 128-bit loads; a key no
-					// row sees is zero in both.
-					const uint4 zero = {0u, 0u, 0u, 0u};
-					for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
-						const int c = e / kPieces, p = e % kPieces;
-						const long long off = (s_kr[b][c] * kvheads + g) * kAttnDim + 8 * p;
-						const bool on = (any >> c) & 1u;
-						*reinterpret_cast<uint4 *>(vb + c * kMmaStride + 8 * p) = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
-						if (!ROTATE_K)
-							*reinterpret_cast<uint4 *>(kb + c * kMmaStride + 8 * p) = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
-					}
-				}
+				if (!kMmaAsync)
+					fetch((int)b, any); // this tile's pieces, loaded now
 				__syncthreads(); // the tile's k and v (ROTATE_K: s_f is free)
 				for (int c0 = 0; ROTATE_K && c0 < kMmaKeys; c0 += kMmaStageRows) {
 					for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
@@ -2042,7 +2040,7 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 						acc[t][2] *= alpha[1];
 						acc[t][3] *= alpha[1];
 					}
-				__syncthreads(); // s_v, s_badk
+				__syncthreads(); // vb, s_badk
 				unsigned int bad = 0;
 				for (int c = 0; c < kMmaKeys; ++c)
 					bad |= s_badk[b][c] ? 1u << c : 0u;

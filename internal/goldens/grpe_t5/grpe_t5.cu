@@ -472,11 +472,14 @@ __constant__ int bucket_map[2 * kSpan + 1] = {
 	15,
 };
 
-// bucket returns the table column of rel.
-__device__ __forceinline__ int bucket(long long rel) {
-	rel = rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel;
-	return bucket_map[rel + kSpan];
+// bucket_index is the index of rel in bucket_map: rel clamped to
+// [−kSpan, kSpan], plus kSpan.
+__device__ __forceinline__ int bucket_index(long long rel) {
+	return (int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan;
 }
+
+// bucket returns the table column of rel.
+__device__ __forceinline__ int bucket(long long rel) { return bucket_map[bucket_index(rel)]; }
 
 // kMaxBlocks caps the grid; blocks stride over rows.
 constexpr long long kMaxBlocks = 1 << 20;
