@@ -235,6 +235,7 @@ func runRoPE(s *spec.Spec, k RoPEKernels, st Storage) *Report {
 	rep.expectPanic("ApplyQK with k one element short", func() { k.ApplyQK(q2.s, kk2.s, pos, 4, 2) }, q2, kk2)
 
 	ropeLarge(rep, s, st, k, rand.New(rand.NewPCG(0x9e3779b9, 2)))
+	ropeManyHeads(rep, s, st, k, rand.New(rand.NewPCG(0x9e3779b9, 3)))
 	if st == StorageF32 {
 		// The golden inputs are float32 values; a 16-bit package cannot hold them.
 		ropeGolden(rep, s, k)

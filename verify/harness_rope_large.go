@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/posenc/posenc/spec"
@@ -104,6 +105,49 @@ func ropeLarge(rep *Report, s *spec.Spec, st Storage, k RoPEKernels, r *rand.Ran
 				at := func(t, h int) int { return (t*heads + h) * hd }
 				checkLaid(c, s, st, "dst", gd.s, gd.s, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
 			}
+		}
+	}
+}
+
+// manyHeadsUnits is the number of work items per token that the many-heads
+// cases exceed: a GPU kernel that takes a token's heads in rounds of a few
+// hundred units of up to 8 pairs (the CUDA RoPE kernel: 256 threads, two
+// items each) then runs more than two rounds, and its last one partial.
+const manyHeadsUnits = 1024
+
+// ManyHeads is the head count of the many-heads cases: the smallest that
+// gives a token more than manyHeadsUnits units of 16 rotated dims.
+func ManyHeads(s *spec.Spec) int { return manyHeadsUnits*16/s.RotaryDim + 1 }
+
+// ropeManyHeads runs Apply, ApplyQK and ApplyTo (out of place: the dims
+// beyond RotaryDim are copied) on a few tokens of ManyHeads(s) heads.
+func ropeManyHeads(rep *Report, s *spec.Spec, st Storage, k RoPEKernels, r *rand.Rand) {
+	hd := s.HeadDim
+	heads := ManyHeads(s)
+	const n = 3
+	pos := fill(r, n, []int64{0, 1 << 20, math.MaxInt32}, nil)
+	name := fmt.Sprintf("Apply many heads tokens=%d heads=%d", n, heads)
+	ropeCase(rep, s, st, name, pos, []ropeOperand{{st.vector(r, n*heads*hd), heads}}, false, func(o []*guarded, pos []int32) {
+		k.Apply(o[0].s, pos, heads)
+	})
+	const kh = 3
+	q, kk := st.vector(r, n*heads*hd), st.vector(r, n*kh*hd)
+	name = fmt.Sprintf("ApplyQK many heads tokens=%d qHeads=%d kHeads=%d", n, heads, kh)
+	ropeCase(rep, s, st, name, pos, []ropeOperand{{q, heads}, {kk, kh}}, false, func(o []*guarded, pos []int32) {
+		k.ApplyQK(o[0].s, o[1].s, pos, heads, kh)
+	})
+	if k.ApplyTo != nil {
+		src := st.vector(r, n*heads*hd)
+		c := rep.begin(fmt.Sprintf("ApplyTo many heads tokens=%d heads=%d", n, heads))
+		gs, gd := guard(src), guardUnset(len(src))
+		if c.call(func() { k.ApplyTo(gd.s, gs.s, append([]int32(nil), pos...), heads) }) {
+			gs.intact(c, "src")
+			gd.intact(c, "dst")
+			for i := range src {
+				c.same("src", i, gs.s[i], src[i])
+			}
+			at := func(t, h int) int { return (t*heads + h) * hd }
+			checkLaid(c, s, st, "dst", gd.s, gd.s, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
 		}
 	}
 }

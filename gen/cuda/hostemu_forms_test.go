@@ -21,9 +21,9 @@ var ropeFormMutations = []struct {
 	{"head stride ignored (heads HEAD_DIM apart)", testSpecs[0],
 		"const long long hoff = h * o.head_stride;", "const long long hoff = h * (long long)kHeadDim;"},
 	{"out of place: dims beyond ROTARY_DIM not copied", testSpecs[2], // rope_half_partial
-		"storev<W>(row + e0, v);\n\t\t\t\tcontinue;", "continue;"},
+		"it.c0.store(it.row + it.e);\n\t\treturn;", "return;"},
 	{"out of place: rotation reads the destination", testSpecs[1], // rope_il_partial
-		"const store_t *srow = o.src + ((long long)t * o.stride + hoff);", "const store_t *srow = row;"},
+		"const store_t *srow = o.src + (t * o.stride + hoff);", "const store_t *srow = it.row;"},
 	{"packed QKV: k heads placed after k_heads q heads", "name: rope_gqa\nencoding: rope\nhead_dim: 16\nlayout: half\n",
 		"op(qkv + row_len(q_heads), k_heads, stride, kHeadDim)", "op(qkv + row_len(k_heads), k_heads, stride, kHeadDim)"},
 	{"shift applies the attention factor", testSpecs[3], // rope_yarn

@@ -25,6 +25,8 @@
 # VERIFY_TARGETS (the verify stage's -targets, default cuda; cuda-ptx leaves
 # out the host emulation, whose rows the CPU machines give),
 # TORCH_ATTN_ARGS (more torch_attn_bench.py arguments, e.g. "--prefill 2048 8192"),
+# SHAPES_ZOO (the half, shapes, big and sanitize stages' specs, from the
+# list below; their harness builds take POSENC_NVCC_FLAGS too),
 # TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
 # (build everything with nvcc --expt-relaxed-constexpr through
 # tools/gpu/nvcc-relaxed-constexpr: nvcc 13.0 rejects the generated RoPE
@@ -162,7 +164,7 @@ printf '\ndtype: bf16\n' >>"$OUT/specs/t5_wide_bf16.yaml"
 declare -A KIND=([llama31_8b]=1 [llama31_8b_f16]=1 [llama31_8b_bf16]=1 [gptj_6b]=1 [gptj_6b_bf16]=1 [phi35_mini]=1
 	[bloom_7b1]=2 [bloom_7b1_bf16]=2 [t5_base]=3 [t5_base_bf16]=3)
 declare -A EXTRA=([phi35_mini]=-DPMAXPOS)
-HARNESS_SPECS="llama31_8b llama31_8b_bf16 llama31_8b_f16 gptj_6b gptj_6b_bf16 phi35_mini bloom_7b1 bloom_7b1_bf16 t5_base t5_base_bf16"
+HARNESS_SPECS=${SHAPES_ZOO:-llama31_8b llama31_8b_bf16 llama31_8b_f16 gptj_6b gptj_6b_bf16 phi35_mini bloom_7b1 bloom_7b1_bf16 t5_base t5_base_bf16}
 BG=
 if want half || want shapes || want big || want sanitize; then
 	GEN=$WORK/gen
@@ -171,7 +173,7 @@ if want half || want shapes || want big || want sanitize; then
 	hb() { # one harness binary
 		local n=$1 d=$GEN/$1 dt=f32
 		case $n in *_bf16) dt=bf16 ;; *_f16) dt=f16 ;; esac
-		"$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v -DPSPEC="$n" -DPKIND="${KIND[$n]}" -DPDTYPE="$dt" ${EXTRA[$n]:-} \
+		"$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v -DPSPEC="$n" -DPKIND="${KIND[$n]}" -DPDTYPE="$dt" ${EXTRA[$n]:-} ${POSENC_NVCC_FLAGS:-} \
 			-DPCU="\"$d/$n.cu\"" -o "$OUT/bin/$n" "$HERE/posenc_shapes.cu" >"$LOG/build_$n.txt" 2>&1 ||
 			echo "harness build of $n failed: see $LOG/build_$n.txt"
 	}

@@ -204,7 +204,8 @@ func (l *Lib) storageRoPE(ck *storageCheck, r *rand.Rand) {
 			}
 		}
 	}
-	for _, hk := range [][2]int{{4, 2}, {1, 3}} {
+	// ManyHeads: more than two rounds of the kernel's work items a token.
+	for _, hk := range [][2]int{{4, 2}, {1, 3}, {verify.ManyHeads(s), 3}} {
 		q, kk := l.randStorage(r, len(pos)*hk[0]*s.HeadDim), l.randStorage(r, len(pos)*hk[1]*s.HeadDim)
 		wq, wk := verify.RoPEApply(s, q, pos, hk[0], false), verify.RoPEApply(s, kk, pos, hk[1], false)
 		gq, gk := append([]float32(nil), q...), append([]float32(nil), kk...)

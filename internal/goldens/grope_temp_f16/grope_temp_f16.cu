@@ -207,19 +207,122 @@ struct rope_operand {
 // kTail is the number of dims after the rotary ones (copied out of place).
 constexpr int kTail = kHeadDim - kRotaryDim;
 
+// kRound is the number of work items a thread loads before it waits on
+// any of them: the kernel is bound by the latency of its loads, not by the
+// instructions that turn them, so each thread keeps kRound items' loads in
+// flight, and a token's first round is in flight while its angles are
+// computed. One round of 256 threads covers 512 items (a token of 32
+// heads × 128 dims in f32, or 64 heads in f16 and bf16). Define
+// POSENC_ROPE_ROUND (-D, 1 to 4) to try another count.
+#ifndef POSENC_ROPE_ROUND
+#define POSENC_ROPE_ROUND 2
+#endif
+constexpr int kRound = POSENC_ROPE_ROUND;
+static_assert(kRound >= 1 && kRound <= 4, "POSENC_ROPE_ROUND must be 1 to 4");
+
+// rope_chunk holds W elements as loaded (W = kVec: one 128-bit word; W = 1:
+// one element), unconverted until they are turned, so that no conversion
+// waits on a load before the thread's other loads are issued.
+template <int W>
+struct rope_chunk {
+	uint4 w;
+	__device__ __forceinline__ void load(const store_t *p) { w = *reinterpret_cast<const uint4 *>(p); }
+	__device__ __forceinline__ void store(store_t *p) const { *reinterpret_cast<uint4 *>(p) = w; }
+	__device__ __forceinline__ void get(float *v) const {
+		const unsigned int u[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+		for (int j = 0; j < W; ++j)
+			v[j] = unpack(u, j);
+	}
+};
+
+template <>
+struct rope_chunk<1> {
+	store_t w;
+	__device__ __forceinline__ void load(const store_t *p) { w = *p; }
+	__device__ __forceinline__ void store(store_t *p) const { *p = w; }
+	__device__ __forceinline__ void get(float *v) const { v[0] = ld(&w); }
+};
+
+// rope_item is one work item of a token in flight: kind 0 (none), 1 (turn
+// the pairs at element e of row: the half layout's x at e and y at
+// e + kPairs in c0 and c1, the interleaved layout's elements e.. in c0, or
+// with W = 1 e and e + 1 in c0 and c1) or 2 (copy c0, W untouched dims
+// beyond RotaryDim, to row + e: out of place only).
+template <int W>
+struct rope_item {
+	rope_chunk<W> c0, c1;
+	store_t *row;
+	int e, kind;
+};
+
+// rope_fetch resolves work item u of token t (its destination row dt) and
+// starts its loads. The items of a token are operand a's heads × ua units,
+// then b's heads × ub; ua and ub are kUnits, or kUnits + kTail/W out of
+// place.
+template <int W>
+__device__ __forceinline__ void rope_fetch(rope_item<W> &it, const rope_operand &a, const rope_operand &b, int ua, int ub,
+                                           long long t, long long dt, int u, int work) {
+	constexpr int kUnits = units<W>();
+	it.kind = 0;
+	if (u >= work)
+		return;
+	const bool in_a = u < a.heads * ua;
+	const rope_operand &o = in_a ? a : b;
+	const int per = in_a ? ua : ub, v0 = in_a ? u : u - a.heads * ua;
+	// per is one of two constants: divide by the constant itself.
+	const int h = per == kUnits ? v0 / kUnits : v0 / (kUnits + kTail / W), r = v0 - h * per;
+	const long long hoff = h * o.head_stride;
+	it.row = o.dst + ((in_a ? dt : t) * o.stride + hoff);
+	const store_t *srow = o.src + (t * o.stride + hoff);
+	// Both loads in one place, whatever the kind (a copy loads its W dims
+	// twice), so that the item stays in registers.
+	const bool tail = r >= kUnits;
+	it.kind = tail ? 2 : 1;
+	it.e = tail ? kRotaryDim + (r - kUnits) * W : r * W;
+	it.c0.load(srow + it.e);
+	it.c1.load(srow + (tail ? it.e : it.e + kPairs));
+}
+
+// rope_finish turns (or copies) a fetched item and stores it; c and s are
+// the token's cos and sin per pair.
+template <int W>
+__device__ __forceinline__ void rope_finish(const rope_item<W> &it, const float *c, const float *s) {
+	if (it.kind == 2) {
+		it.c0.store(it.row + it.e);
+		return;
+	}
+	if (it.kind != 1)
+		return;
+	float x[W], y[W];
+	it.c0.get(x);
+	it.c1.get(y);
+#pragma unroll
+	for (int j = 0; j < W; ++j) {
+		const float cj = c[it.e + j], sj = s[it.e + j];
+		const float x0 = x[j], x1 = y[j];
+		x[j] = fmaf(x0, cj, -(x1 * sj));
+		y[j] = fmaf(x1, cj, x0 * sj);
+	}
+	storev<W>(it.row + it.e, x);
+	storev<W>(it.row + it.e + kPairs, y);
+}
+
 } // namespace
 
 // posenc_grope_temp_f16_rope_kernel rotates the heads of operand a and then
 // those of operand b of every token: one block per token (blocks stride
-// over tokens), the block's threads over heads × units. The pairs' cos and
-// sin are computed once per token into shared memory and shared by all
-// heads. Token t has axes positions at pos[t·axes], and pair i turns by the
-// one pos_axis(i, axes) selects (axes = 1: every pair by pos[t]); every
-// token is at pos0 when pos is null (Shift). slots, when not null, maps token t to row slots[t] of
-// a's destination, whose rows are [0, slot_cap); a token with a slot
-// outside them is skipped. attn is the factor of cos and sin (A, or 1 for
-// Shift); sign is +1 (apply) or −1 (inverse: the sines are negated). The
-// frequencies are those of a call whose largest position is max_pos.
+// over tokens), the block's threads over heads × units, kRound items a
+// thread at a time. The pairs' cos and sin are computed once per token
+// into shared memory and shared by all heads, while the token's first
+// round of loads is in flight. Token t has axes positions at pos[t·axes],
+// and pair i turns by the one pos_axis(i, axes) selects (axes = 1: every
+// pair by pos[t]); every token is at pos0 when pos is null (Shift). slots,
+// when not null, maps token t to row slots[t] of a's destination, whose
+// rows are [0, slot_cap); a token with a slot outside them is skipped.
+// attn is the factor of cos and sin (A, or 1 for Shift); sign is +1
+// (apply) or −1 (inverse: the sines are negated). The frequencies are
+// those of a call whose largest position is max_pos.
 template <int W>
 __global__ void __launch_bounds__(256)
 posenc_grope_temp_f16_rope_kernel(store_t *a_dst, const store_t *a_src, int a_heads, long long a_stride, long long a_head_stride,
@@ -236,14 +339,14 @@ posenc_grope_temp_f16_rope_kernel(store_t *a_dst, const store_t *a_src, int a_he
 	__shared__ float s_s[kPairs];
 	for (int i = threadIdx.x; i < kPairs; i += blockDim.x)
 		s_w[i] = freq(i, max_pos);
-	constexpr int kUnits = units<W>();
 	// Out of place, each head also copies its kTail untouched dims in
 	// kTail/W units of W elements (W divides kTail whenever W > 1: the
 	// launcher takes the vector path only then).
-	constexpr int kTailUnits = kTail / W;
-	const int ua = a.dst != a.src ? kUnits + kTailUnits : kUnits;
-	const int ub = b.dst != b.src ? kUnits + kTailUnits : kUnits;
+	const int ua = a.dst != a.src ? units<W>() + kTail / W : units<W>();
+	const int ub = b.dst != b.src ? units<W>() + kTail / W : units<W>();
+	// At most 2^31 − 1 (rope_launch).
 	const int work = a.heads * ua + b.heads * ub;
+	const int step = kRound * (int)blockDim.x;
 	for (int t = blockIdx.x; t < tokens; t += gridDim.x) {
 		long long dt = t;
 		if (slots) {
@@ -252,6 +355,10 @@ posenc_grope_temp_f16_rope_kernel(store_t *a_dst, const store_t *a_src, int a_he
 				continue; // block-uniform: no barrier is skipped by part of the block
 		}
 		__syncthreads(); // s_w written; the previous token is done with s_c, s_s
+		rope_item<W> it[kRound];
+#pragma unroll
+		for (int j = 0; j < kRound; ++j)
+			rope_fetch<W>(it[j], a, b, ua, ub, t, dt, (int)threadIdx.x + j * (int)blockDim.x, work);
 		for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
 			const double p = pos ? (double)pos[(size_t)t * axes + pos_axis(i, axes)] : (double)pos0;
 			float s, c;
@@ -260,36 +367,16 @@ posenc_grope_temp_f16_rope_kernel(store_t *a_dst, const store_t *a_src, int a_he
 			s_s[i] = sign * (attn * s);
 		}
 		__syncthreads();
-		for (int u = threadIdx.x; u < work; u += blockDim.x) {
-			const bool in_a = u < a.heads * ua;
-			const rope_operand &o = in_a ? a : b;
-			const int per = in_a ? ua : ub, v0 = in_a ? u : u - a.heads * ua;
-			// per is one of two constants: divide by the constant itself.
-			const int h = per == kUnits ? v0 / kUnits : v0 / (kUnits + kTailUnits), r = v0 - h * per;
-			const long long hoff = h * o.head_stride;
-			store_t *row = o.dst + ((in_a ? dt : (long long)t) * o.stride + hoff);
-			const store_t *srow = o.src + ((long long)t * o.stride + hoff);
-			if (r >= kUnits) {
-				// An untouched dim beyond RotaryDim, copied (out of place only).
-				const int e0 = kRotaryDim + (r - kUnits) * W;
-				float v[W];
-				loadv<W>(srow + e0, v);
-				storev<W>(row + e0, v);
-				continue;
-			}
-			const int i0 = r * W;
-			float x[W], y[W];
-			loadv<W>(srow + i0, x);
-			loadv<W>(srow + i0 + kPairs, y);
+		for (int u0 = 0;;) {
 #pragma unroll
-			for (int j = 0; j < W; ++j) {
-				const float c = s_c[i0 + j], s = s_s[i0 + j];
-				const float x0 = x[j], x1 = y[j];
-				x[j] = fmaf(x0, c, -(x1 * s));
-				y[j] = fmaf(x1, c, x0 * s);
-			}
-			storev<W>(row + i0, x);
-			storev<W>(row + i0 + kPairs, y);
+			for (int j = 0; j < kRound; ++j)
+				rope_finish<W>(it[j], s_c, s_s);
+			u0 += step;
+			if (u0 >= work)
+				break;
+#pragma unroll
+			for (int j = 0; j < kRound; ++j)
+				rope_fetch<W>(it[j], a, b, ua, ub, t, dt, u0 + (int)threadIdx.x + j * (int)blockDim.x, work);
 		}
 	}
 }
@@ -314,6 +401,10 @@ cudaError_t rope_launch(rope_operand a, rope_operand b, const int *pos, int axes
 	if (tokens == 0 || a.heads + b.heads == 0)
 		return cudaSuccess;
 	if ((a.heads > 0 && (!a.dst || !a.src)) || (b.heads > 0 && (!b.dst || !b.src)))
+		return cudaErrorInvalidValue;
+	// The kernel counts a token's work items (heads × units, at most
+	// units<1>() + kTail a head) in int, with a round of them beyond.
+	if ((long long)a.heads + b.heads > (1LL << 30) / (units<1>() + kTail))
 		return cudaErrorInvalidValue;
 	const dim3 grid((unsigned int)(tokens < kMaxBlocks ? tokens : kMaxBlocks));
 	const long long heads = (long long)a.heads + b.heads;
