@@ -263,3 +263,51 @@ func TestAttentionTermLauncherErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRoPELauncherHeadsLimit calls the RoPE launchers with more heads than
+// a token's work items fit (docs/internals.md, "CUDA launchers of rope":
+// at most 2^30 / (RotaryDim/2 + HEAD_DIM − RotaryDim) heads a call): each
+// must return cudaErrorInvalidValue before any launch, x untouched (a
+// launch would run far past the small buffers).
+func TestRoPELauncherHeadsLimit(t *testing.T) {
+	if _, ok := CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	for _, name := range []string{"llama2_7b", "gptj_6b"} {
+		s, cu := zooCU(t, name)
+		l, err := Build(s, cu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit := int64(1<<30) / int64(s.RotaryDim/2+s.HeadDim-s.RotaryDim)
+		pos := []int32{3}
+		for _, c := range []struct {
+			name string
+			op   int32
+			ints []int64
+		}{
+			{"apply, limit+1 heads", opApply, []int64{limit + 1, 0, 3}},
+			{"apply, 2^31−1 heads", opApply, []int64{1<<31 - 1, 0, 3}},
+			{"apply_qk, limit q heads and 1 k head", opApplyQK, []int64{limit, 1, 3}},
+			{"apply_qk, 1 q head and limit k heads", opApplyQK, []int64{1, limit, 3}},
+		} {
+			x, k := make([]float32, 64), make([]float32, 64)
+			for i := range x {
+				x[i], k[i] = 7, 7
+			}
+			st, err := l.call(c.op, c.ints, 0, [][]float32{x, k}, [][]int32{pos})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st != 1 {
+				t.Errorf("%s %s: status %d (%s), want cudaErrorInvalidValue", name, c.name, st, statusText(st))
+			}
+			for i := range x {
+				if x[i] != 7 || k[i] != 7 {
+					t.Fatalf("%s %s: element %d written", name, c.name, i)
+				}
+			}
+		}
+		l.Close()
+	}
+}
