@@ -134,8 +134,9 @@ func TestAttentionHostEmulation(t *testing.T) {
 // decode kernel's splits down to one key tile each,
 // POSENC_ATTN_DECODE_MIN_CHUNK 1: 129 splits of the 4100-key row);
 // "main" runs every call on the main kernel (POSENC_ATTN_DECODE_ROWS 0),
-// "decode" every call of a spec that has it on the decode kernel (prefill
-// rows too, many tiles). ALiBi, rope, rpe_full and M-RoPE (the key entries
+// "decode" every call of a spec that has it on the decode kernel with
+// tiles of kDecRows rows (prefill rows too, many tiles), "decode-one-row"
+// with tiles of one row (POSENC_ATTN_DECODE_ONE_ROW). ALiBi, rope, rpe_full and M-RoPE (the key entries
 // of a split index kids); the kernel choice for ALiBi, rope and M-RoPE.
 func TestAttentionSplitPolicy(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
@@ -146,7 +147,9 @@ func TestAttentionSplitPolicy(t *testing.T) {
 		"#define POSENC_ATTN_DECODE_MIN_CHUNK 1\n"
 	type policy struct{ name, defines string }
 	splits := []policy{{"never", never}, {"always", always}}
-	kernels := append(splits, policy{"main", "#define POSENC_ATTN_DECODE_ROWS 0\n"}, policy{"decode", "#define POSENC_ATTN_DECODE_ROWS (1ll << 40)\n"})
+	kernels := append(splits, policy{"main", "#define POSENC_ATTN_DECODE_ROWS 0\n"},
+		policy{"decode", "#define POSENC_ATTN_DECODE_ROWS (1ll << 40)\n#define POSENC_ATTN_DECODE_ONE_ROW 0\n"},
+		policy{"decode-one-row", "#define POSENC_ATTN_DECODE_ROWS (1ll << 40)\n#define POSENC_ATTN_DECODE_ONE_ROW (1ll << 40)\n"})
 	// rpe_full too: its aV enters acc key by key, which the splits carry.
 	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3], attnSpecs[5], attnSpecs[6]} {
 		ps := splits

@@ -1188,6 +1188,16 @@ constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
 #define POSENC_ATTN_DECODE_MMA_ROWS 4
 #endif
 constexpr long long kDecMmaRows = POSENC_ATTN_DECODE_MMA_ROWS;
+#ifndef POSENC_ATTN_DECODE_ONE_ROW
+// A decode call of at most this many rows per KV head and sequence (1:
+// multi-head decode) runs the decode kernel with tiles of one row, whose
+// lanes hold one row's q and acc in registers, not kDecRows rows': fewer
+// registers, so more resident blocks and more loads in flight (a count:
+// ptxas has not been read on it). Any count is correct (each row is a
+// tile); define it (-D) to change it, 0 for tiles of kDecRows always.
+#define POSENC_ATTN_DECODE_ONE_ROW 1
+#endif
+constexpr long long kDecOneRow = POSENC_ATTN_DECODE_ONE_ROW;
 #ifndef POSENC_ATTN_DECODE_TARGET_BLOCKS
 // The decode kernel's split target (as POSENC_ATTN_TARGET_BLOCKS for the
 // main kernel): about four waves of resident blocks over the 132 SMs of an
@@ -1242,7 +1252,7 @@ __device__ __forceinline__ void dec_unpack(const uint4 &u, float *x) {
 // of the lane's keys (warp w, lane group kg, lane sub of the group) in the
 // step at jb, keys past j1 being padding. A key no row sees is never read
 // (padding may hold NaN, a slot outside the cache is no row).
-template <bool PAGED>
+template <bool PAGED, int R>
 __device__ __forceinline__ void dec_fetch(DecKeys &f, long long jb, long long j1, int w, int kg, int sub, const int *kpos,
                                           const int *slots, long long cache_slots, const store_t *k, const store_t *v,
                                           int kvheads, int g, const long long *qp, int nrows, int causal, int window) {
@@ -1260,7 +1270,7 @@ __device__ __forceinline__ void dec_fetch(DecKeys &f, long long jb, long long j1
 		}
 		f.bits[u] = 0;
 #pragma unroll
-		for (int r = 0; r < kDecRows; ++r)
+		for (int r = 0; r < R; ++r)
 			f.bits[u] |= r < nrows && !attn_masked(qp[r], f.kp[u], causal, window) ? 1u << r : 0u;
 #pragma unroll
 		for (int t = 0; t < kDecPerLane; ++t) {
@@ -1277,9 +1287,10 @@ __device__ __forceinline__ void dec_fetch(DecKeys &f, long long jb, long long j1
 
 // posenc_bloom_7b1_attention_decode_kernel runs the items of one call as
 // posenc_bloom_7b1_attention_kernel does (same arguments, outputs and
-// workspace), with query tiles of kDecRows rows (above). The launcher runs
-// it only where k and v are 16-byte aligned.
-template <int FORM>
+// workspace), with query tiles of R rows: kDecRows, or 1
+// (POSENC_ATTN_DECODE_ONE_ROW). The launcher runs it only where k and v
+// are 16-byte aligned.
+template <int FORM, int R>
 __global__ void __launch_bounds__(kDecThreads)
 posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
                                   const store_t *__restrict__ v, const attn_term_args targs, const int *__restrict__ qpos,
@@ -1289,14 +1300,14 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
                                   float *__restrict__ ws_acc, float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
 	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
 	constexpr float kNegInf = -__builtin_huge_valf();
-	__shared__ float s_q[kDecRows * kAttnDim];
+	__shared__ float s_q[R * kAttnDim];
 	// s_pool: rotated keys' f32 rows ([warp][key][dim]) in the key loop, the
 	// warps' acc ([warp][row][dim]) in the merge.
 	__shared__ uint4 s_pool4[kDecPoolFloats / 4];
 	__shared__ uint4 s_raw4[ROTATE_K ? kDecRawBytes / 16 : 1];
-	__shared__ long long s_qp[kDecRows], s_shift[kDecRows], s_orow[kDecRows], s_best[kDecRows][kDecThreads];
-	__shared__ int s_h[kDecRows], s_wseen[kDecWarps][kDecRows];
-	__shared__ float s_wm[kDecWarps][kDecRows], s_wl[kDecWarps][kDecRows];
+	__shared__ long long s_qp[R], s_shift[R], s_orow[R], s_best[R][kDecThreads];
+	__shared__ int s_h[R], s_wseen[kDecWarps][R];
+	__shared__ float s_wm[kDecWarps][R], s_wl[kDecWarps][R];
 	// A rotated key's position and entry, for the load hook of its warp.
 	__shared__ int s_kp[kDecWarps][kDecWarpKeys];
 	__shared__ long long s_kj[kDecWarps][kDecWarpKeys];
@@ -1307,19 +1318,19 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
 	attn_term_init(s_term, max_pos);
 	const int grp = qheads / kvheads;
-	const long long items = attn_tiles(PAGED, lq, grp, kDecRows, nseq) * kvheads * splits;
+	const long long items = attn_tiles(PAGED, lq, grp, R, nseq) * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
 		AttnItem item;
-		if (!attn_item<kDecRows, PAGED>(it, splits, kvheads, grp, lq, lk, nseq, q_start, k_start, item))
+		if (!attn_item<R, PAGED>(it, splits, kvheads, grp, lq, lk, nseq, q_start, k_start, item))
 			continue; // an idle item (block-uniform)
 		const int s = item.s, g = item.g;
 		const long long q0 = item.q0, q1 = item.q1, k0 = item.k0, k1 = item.k1, r0 = item.r0;
 		const long long rows = (q1 - q0) * grp;
-		const int nrows = rows - r0 < kDecRows ? (int)(rows - r0) : kDecRows;
+		const int nrows = rows - r0 < R ? (int)(rows - r0) : R;
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1;
 		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
-		if (tid < kDecRows) {
+		if (tid < R) {
 			const long long rr = r0 + tid;
 			const long long i = q0 + rr / grp;
 			const int h = g * grp + (int)(rr % grp);
@@ -1337,24 +1348,24 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 		if (kAttnShift) {
 			// Each row's nearest unmasked key of the split (the main
 			// kernel's shift), the keys spread over the threads.
-			long long best[kDecRows];
+			long long best[R];
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r)
+			for (int r = 0; r < R; ++r)
 				best[r] = -1;
 			for (long long j = j0 + tid; j < j1; j += kDecThreads) {
 				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 #pragma unroll
-				for (int r = 0; r < kDecRows; ++r)
+				for (int r = 0; r < R; ++r)
 					if (r < nrows && !attn_masked(s_qp[r], kp, causal, window)) {
 						const long long d = s_qp[r] - kp < 0 ? kp - s_qp[r] : s_qp[r] - kp;
 						best[r] = best[r] < 0 || d < best[r] ? d : best[r];
 					}
 			}
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r)
+			for (int r = 0; r < R; ++r)
 				s_best[r][tid] = best[r];
 			__syncthreads();
-			if (tid < kDecRows) {
+			if (tid < R) {
 				long long b = -1;
 				for (int c = 0; c < kDecThreads; ++c) {
 					const long long d = s_best[tid][c];
@@ -1362,23 +1373,23 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 				}
 				s_shift[tid] = b < 0 ? 0 : b;
 			}
-		} else if (tid < kDecRows) {
+		} else if (tid < R) {
 			s_shift[tid] = 0;
 		}
 		__syncthreads(); // s_q, s_shift
 		// The rows' position, bias shift and head in registers.
-		long long qp[kDecRows], shift[kDecRows];
-		int hh[kDecRows];
+		long long qp[R], shift[R];
+		int hh[R];
 #pragma unroll
-		for (int r = 0; r < kDecRows; ++r) {
+		for (int r = 0; r < R; ++r) {
 			qp[r] = s_qp[r];
 			shift[r] = s_shift[r];
 			hh[r] = s_h[r];
 		}
 		// The lane's dims of every row: piece p = sub + t·kDecLanes.
-		float qr[kDecRows][kDecLaneDims];
+		float qr[R][kDecLaneDims];
 #pragma unroll
-		for (int r = 0; r < kDecRows; ++r)
+		for (int r = 0; r < R; ++r)
 #pragma unroll
 			for (int t = 0; t < kDecPerLane; ++t)
 #pragma unroll
@@ -1386,10 +1397,10 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 					const int p = sub + t * kDecLanes;
 					qr[r][t * kVec + e] = r < nrows && p < kDecPieces ? s_q[r * kAttnDim + p * kVec + e] : 0.0f;
 				}
-		float m[kDecRows], l[kDecRows], acc[kDecRows][kDecLaneDims];
+		float m[R], l[R], acc[R][kDecLaneDims];
 		unsigned int seen = 0;
 #pragma unroll
-		for (int r = 0; r < kDecRows; ++r) {
+		for (int r = 0; r < R; ++r) {
 			m[r] = kNegInf;
 			l[r] = 0.0f;
 #pragma unroll
@@ -1399,10 +1410,10 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 		// Every warp takes the same number of steps (the shuffles are
 		// warp-wide, and block-uniform in host emulation).
 		DecKeys cur;
-		dec_fetch<PAGED>(cur, j0, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		dec_fetch<PAGED, R>(cur, j0, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
 		for (long long jb = j0; jb < j1; jb += kDecStep) {
 			DecKeys nxt; // the next step's loads in flight during this one's math
-			dec_fetch<PAGED>(nxt, jb + kDecStep, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal,
+			dec_fetch<PAGED, R>(nxt, jb + kDecStep, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal,
 			                 window);
 			const int(&kp)[kDecUnroll] = cur.kp;
 			const unsigned int(&bits)[kDecUnroll] = cur.bits;
@@ -1453,9 +1464,9 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 			}
 			// Scores: the lane's part of q·k, summed over the key's lanes. A
 			// row past the tile's (nrows is block-uniform) costs nothing.
-			float sc[kDecUnroll][kDecRows];
+			float sc[kDecUnroll][R];
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r) {
+			for (int r = 0; r < R; ++r) {
 #pragma unroll
 				for (int u = 0; u < kDecUnroll; ++u) {
 					sc[u][r] = kNegInf;
@@ -1477,7 +1488,7 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 			// max over every lane group (fmaxf skips NaN scores; their
 			// p = e^NaN still reaches l), then this group's p, l and acc.
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r) {
+			for (int r = 0; r < R; ++r) {
 				if (r >= nrows)
 					continue;
 				float mt = kNegInf;
@@ -1527,7 +1538,7 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 		for (int o = kDecLanes; o < 32; o <<= 1) {
 			seen |= __shfl_xor_sync(0xffffffffu, seen, o);
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r) {
+			for (int r = 0; r < R; ++r) {
 				l[r] += __shfl_xor_sync(0xffffffffu, l[r], o);
 #pragma unroll
 				for (int d = 0; d < kDecLaneDims; ++d)
@@ -1535,10 +1546,10 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 			}
 		}
 		__syncthreads(); // every warp is done with s_pool's rotated rows
-		float *wacc = s_pool + w * kDecRows * kAttnDim;
+		float *wacc = s_pool + w * R * kAttnDim;
 		if (kg == 0)
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r)
+			for (int r = 0; r < R; ++r)
 #pragma unroll
 				for (int t = 0; t < kDecPerLane; ++t)
 #pragma unroll
@@ -1549,7 +1560,7 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 					}
 		if (lane == 0)
 #pragma unroll
-			for (int r = 0; r < kDecRows; ++r) {
+			for (int r = 0; r < R; ++r) {
 				s_wm[w][r] = m[r];
 				s_wl[w][r] = l[r];
 				s_wseen[w][r] = (seen >> r) & 1u;
@@ -1570,7 +1581,7 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 			for (int ww = 0; ww < kDecWarps; ++ww)
 				if (s_wseen[ww][r]) {
 					const float f = s_wm[ww][r] == M ? 1.0f : attn_exp(s_wm[ww][r] - M);
-					a = fmaf(f, s_pool[(ww * kDecRows + r) * kAttnDim + d], a);
+					a = fmaf(f, s_pool[(ww * R + r) * kAttnDim + d], a);
 					ls = fmaf(f, s_wl[ww][r], ls);
 				}
 			attn_put(out, ws_acc, ws_ml, ws_d, s_orow[r], s, splits, d, a, M, ls, any != 0, s_shift[r]);
@@ -1669,12 +1680,15 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
 	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
-	// and v 16-byte aligned, run the decode kernel (tiles of kDecRows rows).
+	// and v 16-byte aligned, run the decode kernel: tiles of one row up to
+	// kDecOneRow rows per KV head and sequence (multi-head decode), else of
+	// kDecRows rows.
 	const long long rows = (long long)lq * (qheads / kvheads);
 	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
 	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
+	const bool dec1 = (rows + seqs - 1) / seqs <= kDecOneRow;
 	if (dec) {
-		tile = kDecRows;
+		tile = dec1 ? 1 : kDecRows;
 		target = kDecTargetBlocks;
 		min_chunk = kDecMinChunk;
 	}
@@ -1716,9 +1730,10 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const long long items = base * splits;
 	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks));
 	if (dec) {
-		POSENC_LAUNCH(posenc_bloom_7b1_attention_decode_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kDecThreads), 0, stream, out, q, k, v,
-		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
-		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
+		const auto dec_kernel = dec1 ? &posenc_bloom_7b1_attention_decode_kernel<attn_form(ROTATE_K, PAGED), 1>
+		                             : &posenc_bloom_7b1_attention_decode_kernel<attn_form(ROTATE_K, PAGED), kDecRows>;
+		POSENC_LAUNCH(dec_kernel, grid, dim3(kDecThreads), 0, stream, out, q, k, v, targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq,
+		              cache_slots, qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else
 	{
 		POSENC_LAUNCH(posenc_bloom_7b1_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kAttnThreads), 0, stream, out, q, k, v, targs,

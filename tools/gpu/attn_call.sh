@@ -17,9 +17,11 @@
 #      replays, as the issue's figures);
 #   3. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP, while TOTAL lasts (TOTAL=540 leaves room for about
-#      two). By default SWEEP="-DPOSENC_ATTN_DECODE_MMA_ROWS=0
-#      -DPOSENC_ATTN_MMA_ASYNC=0": GQA decode on the FMA decode kernel, and
-#      the tensor-core kernel without its cp.async prefetch; others are
+#      two). By default SWEEP="-DPOSENC_ATTN_DECODE_ONE_ROW=0
+#      -DPOSENC_ATTN_DECODE_MMA_ROWS=0 -DPOSENC_ATTN_MMA_ASYNC=0": MHA
+#      decode on the decode kernel's 4-row tiles, GQA decode on the FMA
+#      decode kernel, and the tensor-core kernel without its cp.async
+#      prefetch; others are
 #      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 (p in three parts),
 #      -DPOSENC_ATTN_MMA_LDMATRIX=0, -DPOSENC_ATTN_DECODE_MIN_CHUNK=8;
 #      SWEEP="" runs none.
@@ -51,7 +53,7 @@ attn_build() {
 	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
 }
 n=0
-for fl in ${SWEEP--DPOSENC_ATTN_DECODE_MMA_ROWS=0 -DPOSENC_ATTN_MMA_ASYNC=0}; do
+for fl in ${SWEEP--DPOSENC_ATTN_DECODE_ONE_ROW=0 -DPOSENC_ATTN_DECODE_MMA_ROWS=0 -DPOSENC_ATTN_MMA_ASYNC=0}; do
 	n=$((n + 1))
 	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
 done

@@ -314,8 +314,9 @@ if want regs; then
 			(($(left) > 30)) || { echo "regs $n: skipped, budget"; continue; }
 			timeout "$(lim 60)" "$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v -c -o /dev/null "$d/$n.cu" >"$LOG/regs_$n.txt" 2>&1
 			# "Compiling entry function '<mangled>'" then its stack/spill and
-			# registers lines: the kernel's short name (its form in <>).
-			awk -v n="$n" '/Compiling entry function/ { k = $0; sub(/.*posenc_[A-Za-z0-9_]*_attention_/, "", k); sub(/EEv.*/, ">", k); sub(/ILi/, "<", k); on = ($0 ~ /_attention_/) }
+			# registers lines: the kernel's short name (its form, and the
+			# decode kernel's rows, in <>).
+			awk -v n="$n" '/Compiling entry function/ { k = $0; sub(/.*posenc_[A-Za-z0-9_]*_attention_/, "", k); sub(/EEv.*/, ">", k); sub(/ILi/, "<", k); gsub(/ELi/, ",", k); on = ($0 ~ /_attention_/) }
 				on && /spill/ { sp = $0; sub(/^[ \t]*/, "", sp) }
 				on && /registers/ { r = $0; sub(/.*Used /, "", r); printf "%-18s %-26s %s; %s\n", n, k, r, sp; on = 0 }' "$LOG/regs_$n.txt"
 		done

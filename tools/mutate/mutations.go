@@ -101,6 +101,7 @@ var checks = map[string]Check{
 	"rows agree":                       {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestExactRowsAgree$", "./internal/kernelfuzz"}},
 	"verify cuda llama2_7b":            verify("cuda-host", "llama2_7b"),
 	"cuda attention main rope":         {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^rope_half$/^main$", "./gen/cuda"}},
+	"cuda attention decode one row":    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^rope_half$/^decode-one-row$", "./gen/cuda"}},
 	"cuda attention main mrope":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^mrope_attn$/^main$", "./gen/cuda"}},
 	"cudahost attention16":             {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionStored16$", "./verify/cudahost"}},
 	"cudahost rope heads limit":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestRoPELauncherHeadsLimit$", "./verify/cudahost"}},

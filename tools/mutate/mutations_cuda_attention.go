@@ -30,6 +30,8 @@ var cudaAttentionMutations = []Mutation{
 		"l[r] += __shfl_xor_sync(0xffffffffu, l[r], o);", "(void)l[r];", "verify cuda t5_base", 0},
 	{"cuda attn decode: alibi shift from the thread whose nearest key is farthest", "templates/attention_decode.cu.tmpl", "",
 		"b = d >= 0 && (b < 0 || d < b) ? d : b;", "b = d >= 0 && (b < 0 || d > b) ? d : b;", "verify cuda bloom_7b1", 0},
+	{"cuda attn decode (one-row tiles): a key's mask bits for no row", "templates/attention_decode.cu.tmpl", "",
+		"f.bits[u] |= r < nrows && !attn_masked(", "f.bits[u] |= r < nrows - 1 && !attn_masked(", "cuda attention decode one row", 0},
 	{"cuda attn decode paged: slots ignored (cache rows read as contiguous keys)", "templates/attention_decode.cu.tmpl", "",
 		"kr = slots[j];", "(void)slots;", "verify cuda llama2_7b", 0},
 	{"cuda attn decode: keys loaded unrotated (rope inside)", "templates/attention_decode.cu.tmpl", "",
