@@ -1217,6 +1217,14 @@ static_assert(kAttnDim % kVec == 0 &&
                   4 * (kDecPoolFloats + kDecRows * kAttnDim) + 8 * kDecRows * kDecThreads + kDecRawBytes <= (40 << 10),
               "attnDecode admitted a spec the decode kernel cannot take");
 
+// DecPos is one step's key entries of a lane as read from memory: each
+// key's position (-1 past the split's end) and row of k and v (its slot in
+// the paged form; the entry itself otherwise).
+struct DecPos {
+	int kp[kDecUnroll];
+	long long kr[kDecUnroll];
+};
+
 // DecKeys is one step's keys of a lane: positions, mask bits (bit r: row r
 // sees the key) and the lane's 128-bit pieces of k and v.
 struct DecKeys {
@@ -1236,37 +1244,44 @@ __device__ __forceinline__ void dec_unpack(const uint4 &u, float *x) {
 		x[e] = unpack(w, e);
 }
 
-// dec_fetch reads the positions, mask bits and 128-bit pieces of k and v
-// of the lane's keys (warp w, lane group kg, lane sub of the group) in the
-// step at jb, keys past j1 being padding. A key no row sees is never read
-// (padding may hold NaN, a slot outside the cache is no row).
-template <bool PAGED, int R>
-__device__ __forceinline__ void dec_fetch(DecKeys &f, long long jb, long long j1, int w, int kg, int sub, const int *kpos,
-                                          const int *slots, long long cache_slots, const store_t *k, const store_t *v,
-                                          int kvheads, int g, const long long *qp, int nrows, int causal, int window) {
+// dec_fetch_pos reads the positions (and slots) of the lane's keys (warp
+// w, lane group kg) in the step at jb, keys past j1 being padding. The key
+// loop reads them a step before the keys' k and v (dec_fetch_kv), so that
+// those loads, which depend on them, are not held up by their latency.
+template <bool PAGED>
+__device__ __forceinline__ void dec_fetch_pos(DecPos &f, long long jb, long long j1, int w, int kg, const int *kpos,
+                                              const int *slots) {
 #pragma unroll
 	for (int u = 0; u < kDecUnroll; ++u) {
 		const long long j = jb + w * kDecWarpKeys + u * kDecGroups + kg;
-		long long kr = j;
-		f.kp[u] = -1;
-		if (j < j1) {
-			f.kp[u] = kpos[j];
-			if (PAGED) {
-				kr = slots[j];
-				f.kp[u] = (unsigned long long)kr < (unsigned long long)cache_slots ? f.kp[u] : -1;
-			}
-		}
-		f.bits[u] = 0;
+		f.kp[u] = j < j1 ? kpos[j] : -1;
+		f.kr[u] = PAGED && j < j1 ? (long long)slots[j] : j;
+	}
+}
+
+// dec_fetch_kv forms the mask bits of the keys at f (a slot outside the
+// cache is no row's key) and reads the lane's (sub) 128-bit pieces of
+// their k and v. A key no row sees is never read (padding may hold NaN, a
+// slot outside the cache is no row).
+template <bool PAGED, int R>
+__device__ __forceinline__ void dec_fetch_kv(DecKeys &d, const DecPos &f, int sub, long long cache_slots, const store_t *k,
+                                             const store_t *v, int kvheads, int g, const long long *qp, int nrows, int causal,
+                                             int window) {
+#pragma unroll
+	for (int u = 0; u < kDecUnroll; ++u) {
+		const long long kr = f.kr[u];
+		d.kp[u] = !PAGED || (unsigned long long)kr < (unsigned long long)cache_slots ? f.kp[u] : -1;
+		d.bits[u] = 0;
 #pragma unroll
 		for (int r = 0; r < R; ++r)
-			f.bits[u] |= r < nrows && !attn_masked(qp[r], f.kp[u], causal, window) ? 1u << r : 0u;
+			d.bits[u] |= r < nrows && !attn_masked(qp[r], d.kp[u], causal, window) ? 1u << r : 0u;
 #pragma unroll
 		for (int t = 0; t < kDecPerLane; ++t) {
 			const int p = sub + t * kDecLanes;
 			const uint4 z = {0u, 0u, 0u, 0u};
 			const long long off = (kr * kvheads + g) * kAttnDim + (long long)p * kVec;
-			f.k[u][t] = f.bits[u] && p < kDecPieces ? dec_ld128(k + off) : z;
-			f.v[u][t] = f.bits[u] && p < kDecPieces ? dec_ld128(v + off) : z;
+			d.k[u][t] = d.bits[u] && p < kDecPieces ? dec_ld128(k + off) : z;
+			d.v[u][t] = d.bits[u] && p < kDecPieces ? dec_ld128(v + off) : z;
 		}
 	}
 }
@@ -1397,12 +1412,18 @@ posenc_qwen25_vl_7b_attention_decode_kernel(store_t *__restrict__ out, const sto
 		}
 		// Every warp takes the same number of steps (the shuffles are
 		// warp-wide, and block-uniform in host emulation).
+		// Three steps in the pipeline: this step's k and v in registers
+		// (cur), the next step's in flight (nxt), and the positions of the
+		// one after (pos), which nxt's loads of the next iteration need.
+		DecPos pos;
 		DecKeys cur;
-		dec_fetch<PAGED, R>(cur, j0, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		dec_fetch_pos<PAGED>(pos, j0, j1, w, kg, kpos, slots);
+		dec_fetch_kv<PAGED, R>(cur, pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		dec_fetch_pos<PAGED>(pos, j0 + kDecStep, j1, w, kg, kpos, slots);
 		for (long long jb = j0; jb < j1; jb += kDecStep) {
 			DecKeys nxt; // the next step's loads in flight during this one's math
-			dec_fetch<PAGED, R>(nxt, jb + kDecStep, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal,
-			                 window);
+			dec_fetch_kv<PAGED, R>(nxt, pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+			dec_fetch_pos<PAGED>(pos, jb + 2 * kDecStep, j1, w, kg, kpos, slots);
 			const int(&kp)[kDecUnroll] = cur.kp;
 			const unsigned int(&bits)[kDecUnroll] = cur.bits;
 			if (ROTATE_K && sub == 0)

@@ -104,6 +104,7 @@ var checks = map[string]Check{
 	"cuda attention decode one row":    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^rope_half$/^decode-one-row$", "./gen/cuda"}},
 	"cuda attention main mrope":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^mrope_attn$/^main$", "./gen/cuda"}},
 	"cudahost attention16":             {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionStored16$", "./verify/cudahost"}},
+	"cudahost paged launcher":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionPagedLauncher$", "./verify/cudahost"}},
 	"cudahost rope heads limit":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestRoPELauncherHeadsLimit$", "./verify/cudahost"}},
 	"cudahost attention16 bias":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionStored16Bias$", "./verify/cudahost"}},
 	"cuda attention mma":               {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^alibi_mma$/^mma$", "./gen/cuda"}},
