@@ -134,7 +134,13 @@ func attnDecode(family string, hd int, dtype string) bool {
 	warpKeys := 32 / lanes * unroll
 	pool := warps * max(warpKeys, rows) * hd
 	raw := warps * warpKeys * hd * esize
-	return 4*(pool+rows*hd)+8*rows*threads+raw <= 40<<10
+	// rope's angle steps of a run of min(warpKeys, 8) rotated keys, for
+	// at most hd/2 pairs (kDecStepFloats).
+	steps := 0
+	if family == "rope" {
+		steps = 2 * (min(warpKeys, 8) - 1) * (hd / 2)
+	}
+	return 4*(pool+rows*hd+steps)+8*rows*threads+raw <= 40<<10
 }
 
 // attnMMA reports whether the attention form of family with head dimension

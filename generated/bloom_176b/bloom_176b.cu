@@ -982,6 +982,12 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &, const att
 	dst[u] = ld(src + u);
 }
 
+// No rotated keys (the decode kernel's ROTATE_K forms are rope's).
+constexpr int kAttnStepUnits = 0;
+__device__ __forceinline__ void attn_term_steps(float *, const attn_term_smem &, int) {}
+__device__ __forceinline__ void attn_term_load_run(const attn_term_smem &, const attn_term_args &, const float *, float *,
+                                                   const store_t *, const int *, const long long *, int, int) {}
+
 __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
                                                  long long pos, long long tok, int, int, int u) {
 	attn_term_load(t, a, dst, src, pos, tok, u, true);
@@ -1248,6 +1254,11 @@ constexpr int kDecUnroll = kDecPerLane >= 4 ? 1 : 4 / kDecPerLane;
 constexpr int kDecWarpKeys = kDecGroups * kDecUnroll;
 constexpr int kDecStep = kDecWarps * kDecWarpKeys;
 constexpr int kDecLaneDims = kDecPerLane * kVec;
+// A rotated key (rope inside) of a warp's step takes its angle by addition
+// from the first of its run of kDecRun keys (attn_term_load_run).
+constexpr int kDecRun = kDecWarpKeys < 8 ? kDecWarpKeys : 8;
+static_assert(kDecWarpKeys % kDecRun == 0, "a warp's keys are whole runs");
+constexpr int kDecStepFloats = kDecRun > 1 ? 2 * (kDecRun - 1) * kAttnStepUnits : 0;
 #ifndef POSENC_ATTN_DECODE_ROWS
 // The decode kernel runs a call whose query rows per KV head, lq·(qheads/
 // kvheads), are at most POSENC_ATTN_DECODE_ROWS per sequence. Define it
@@ -1306,7 +1317,8 @@ constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(s
 // term's, under 48 KiB): gen/cuda's attnDecode, whose bounds are checked
 // here.
 static_assert(kAttnDim % kVec == 0 &&
-                  4 * (kDecPoolFloats + kDecRows * kAttnDim) + 8 * kDecRows * kDecThreads + kDecRawBytes <= (40 << 10),
+                  4 * (kDecPoolFloats + kDecRows * kAttnDim + kDecStepFloats) + 8 * kDecRows * kDecThreads + kDecRawBytes <=
+                      (40 << 10),
               "attnDecode admitted a spec the decode kernel cannot take");
 
 // DecPos is one step's key entries of a lane as read from memory: each
@@ -1407,11 +1419,17 @@ posenc_bloom_176b_attention_decode_kernel(store_t *__restrict__ out, const store
 	__shared__ int s_kp[kDecWarps][kDecWarpKeys];
 	__shared__ long long s_kj[kDecWarps][kDecWarpKeys];
 	__shared__ attn_term_smem s_term;
+	// The angle steps of rotated keys' runs (attn_term_steps).
+	__shared__ float s_steps[ROTATE_K && kDecStepFloats > 0 ? kDecStepFloats : 1];
 	float *const s_pool = reinterpret_cast<float *>(s_pool4);
 	store_t *const s_raw = reinterpret_cast<store_t *>(s_raw4);
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
 	attn_term_init(s_term, max_pos);
+	if (ROTATE_K && kDecStepFloats > 0) {
+		__syncthreads(); // s_term
+		attn_term_steps(s_steps, s_term, kDecRun);
+	}
 	const int grp = qheads / kvheads;
 	const long long items = attn_tiles(PAGED, lq, grp, R, nseq) * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
@@ -1539,11 +1557,10 @@ posenc_bloom_176b_attention_decode_kernel(store_t *__restrict__ out, const store
 							*reinterpret_cast<uint4 *>(raw + (u * kDecGroups + kg) * kAttnDim + p * kVec) = cur.k[u][t];
 					}
 				__syncwarp();
-				for (int e = lane; e < kDecWarpKeys * kAttnTermUnits; e += 32) {
-					const int c = e / kAttnTermUnits;
-					if (s_kp[w][c] >= 0)
-						attn_term_load(s_term, targs, rot + c * kAttnDim, raw + c * kAttnDim, s_kp[w][c], s_kj[w][c],
-						               e - c * kAttnTermUnits, true);
+				for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
+					const int c = e / kAttnTermUnits * kDecRun;
+					attn_term_load_run(s_term, targs, s_steps, rot + c * kAttnDim, raw + c * kAttnDim, &s_kp[w][c], &s_kj[w][c], kDecRun,
+					                   e % kAttnTermUnits);
 				}
 				__syncwarp();
 #pragma unroll

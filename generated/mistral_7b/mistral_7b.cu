@@ -774,6 +774,16 @@ __device__ __forceinline__ long long attn_rope_pos(const attn_term_smem &t, cons
 	return pos;
 }
 
+// attn_rope_turn rotates the pair (x0, x1) by the angle whose cosine and
+// sine are c and s, times kAttention (apply's rotation).
+__device__ __forceinline__ void attn_rope_turn(float &x0, float &x1, float c, float s) {
+	c *= kAttention;
+	s *= kAttention;
+	const float y0 = fmaf(x0, c, -(x1 * s));
+	x1 = fmaf(x1, c, x0 * s);
+	x0 = y0;
+}
+
 // attn_rope_row loads unit u of a row (above).
 __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *dst, const store_t *src, const int *ids, long long pos,
                                               long long tok, int u, bool rotate) {
@@ -787,14 +797,78 @@ __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *ds
 	if (rotate) {
 		float s, c;
 		sincos_angle((double)attn_rope_pos(t, ids, pos, tok, u) * t.w[u], &s, &c);
-		c *= kAttention;
-		s *= kAttention;
-		const float y0 = fmaf(x0, c, -(x1 * s));
-		x1 = fmaf(x1, c, x0 * s);
-		x0 = y0;
+		attn_rope_turn(x0, x1, c, s);
 	}
 	dst[a] = x0;
 	dst[b] = x1;
+}
+
+// kAttnStepUnits is the units whose keys the decode kernel rotates by
+// angle addition (attn_term_load_run): the pairs.
+constexpr int kAttnStepUnits = kPairs;
+
+// attn_term_steps writes steps[2·((d − 1)·kPairs + i) + {0, 1}] = (cos,
+// sin)(d·ω_i) for
+// d in [1, n), the angle steps of attn_term_load_run (sincos_angle of the
+// float64 angle; t must be initialized, and the caller's barrier orders
+// these stores before their reads).
+__device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_smem &t, int n) {
+	for (int e = threadIdx.x; e < (n - 1) * kPairs; e += blockDim.x) {
+		const int d = e / kPairs + 1, i = e - (d - 1) * kPairs;
+		float s, c;
+		sincos_angle((double)d * t.w[i], &s, &c);
+		steps[2 * e] = c;
+		steps[2 * e + 1] = s;
+	}
+}
+
+// attn_term_load_run loads unit u of the n key rows staged at src into
+// dst (rows kAttnDim apart; key c at position pos[c], entry tok[c]; a key
+// at −1 is seen by no row and skipped) as attn_term_load does with rotate,
+// except that a key whose p is d ∈ [1, n) past that of the run's last key
+// turned by sincos_angle (its base, p_0) takes its angle by addition:
+// (cos, sin)(p·ω) = (c_0·c_d − s_0·s_d, s_0·c_d + c_0·s_d) with
+// (c_0, s_0) = (cos, sin)(p_0·ω) and (c_d, s_d) = steps (attn_term_steps).
+// Each factor is within 0.88 ulp of its value, so c and s stay within
+// about 4·2^−24 of cos and sin (sincos_angle's: 2^−24), under half of
+// RoPEBound's 1e−6 with the rotation's roundings; the keys of a decode
+// step are mostly consecutive positions, so one sincos_angle serves n keys.
+__device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, const attn_term_args &a, const float *steps, float *dst,
+                                                   const store_t *src, const int *pos, const long long *tok, int n, int u) {
+	if (u >= kPairs) {
+		const int e = kRotaryDim + (u - kPairs);
+		for (int c = 0; c < n; ++c)
+			if (pos[c] >= 0)
+				dst[c * kAttnDim + e] = ld(src + c * kAttnDim + e);
+		return;
+	}
+	const int *ids = (const int *)0;
+	(void)a;
+	const int ia = u, ib = u + kPairs;
+	bool based = false;
+	long long p0 = 0;
+	float c0 = 1.0f, s0 = 0.0f;
+	for (int c = 0; c < n; ++c) {
+		if (pos[c] < 0)
+			continue;
+		const long long p = attn_rope_pos(t, ids, pos[c], tok[c], u), d = p - p0;
+		float sn, cs;
+		if (based && d >= 1 && d < n) {
+			const float cd = steps[2 * ((d - 1) * kPairs + u)], sd = steps[2 * ((d - 1) * kPairs + u) + 1];
+			cs = fmaf(c0, cd, -(s0 * sd));
+			sn = fmaf(s0, cd, c0 * sd);
+		} else {
+			sincos_angle((double)p * t.w[u], &sn, &cs);
+			based = true;
+			p0 = p;
+			c0 = cs;
+			s0 = sn;
+		}
+		float x0 = ld(src + c * kAttnDim + ia), x1 = ld(src + c * kAttnDim + ib);
+		attn_rope_turn(x0, x1, cs, sn);
+		dst[c * kAttnDim + ia] = x0;
+		dst[c * kAttnDim + ib] = x1;
+	}
 }
 
 // attn_term_load loads unit u of key entry tok at pos.
@@ -1070,6 +1144,11 @@ constexpr int kDecUnroll = kDecPerLane >= 4 ? 1 : 4 / kDecPerLane;
 constexpr int kDecWarpKeys = kDecGroups * kDecUnroll;
 constexpr int kDecStep = kDecWarps * kDecWarpKeys;
 constexpr int kDecLaneDims = kDecPerLane * kVec;
+// A rotated key (rope inside) of a warp's step takes its angle by addition
+// from the first of its run of kDecRun keys (attn_term_load_run).
+constexpr int kDecRun = kDecWarpKeys < 8 ? kDecWarpKeys : 8;
+static_assert(kDecWarpKeys % kDecRun == 0, "a warp's keys are whole runs");
+constexpr int kDecStepFloats = kDecRun > 1 ? 2 * (kDecRun - 1) * kAttnStepUnits : 0;
 #ifndef POSENC_ATTN_DECODE_ROWS
 // The decode kernel runs a call whose query rows per KV head, lq·(qheads/
 // kvheads), are at most POSENC_ATTN_DECODE_ROWS per sequence. Define it
@@ -1128,7 +1207,8 @@ constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(s
 // term's, under 48 KiB): gen/cuda's attnDecode, whose bounds are checked
 // here.
 static_assert(kAttnDim % kVec == 0 &&
-                  4 * (kDecPoolFloats + kDecRows * kAttnDim) + 8 * kDecRows * kDecThreads + kDecRawBytes <= (40 << 10),
+                  4 * (kDecPoolFloats + kDecRows * kAttnDim + kDecStepFloats) + 8 * kDecRows * kDecThreads + kDecRawBytes <=
+                      (40 << 10),
               "attnDecode admitted a spec the decode kernel cannot take");
 
 // DecPos is one step's key entries of a lane as read from memory: each
@@ -1229,11 +1309,17 @@ posenc_mistral_7b_attention_decode_kernel(store_t *__restrict__ out, const store
 	__shared__ int s_kp[kDecWarps][kDecWarpKeys];
 	__shared__ long long s_kj[kDecWarps][kDecWarpKeys];
 	__shared__ attn_term_smem s_term;
+	// The angle steps of rotated keys' runs (attn_term_steps).
+	__shared__ float s_steps[ROTATE_K && kDecStepFloats > 0 ? kDecStepFloats : 1];
 	float *const s_pool = reinterpret_cast<float *>(s_pool4);
 	store_t *const s_raw = reinterpret_cast<store_t *>(s_raw4);
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
 	attn_term_init(s_term, max_pos);
+	if (ROTATE_K && kDecStepFloats > 0) {
+		__syncthreads(); // s_term
+		attn_term_steps(s_steps, s_term, kDecRun);
+	}
 	const int grp = qheads / kvheads;
 	const long long items = attn_tiles(PAGED, lq, grp, R, nseq) * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
@@ -1361,11 +1447,10 @@ posenc_mistral_7b_attention_decode_kernel(store_t *__restrict__ out, const store
 							*reinterpret_cast<uint4 *>(raw + (u * kDecGroups + kg) * kAttnDim + p * kVec) = cur.k[u][t];
 					}
 				__syncwarp();
-				for (int e = lane; e < kDecWarpKeys * kAttnTermUnits; e += 32) {
-					const int c = e / kAttnTermUnits;
-					if (s_kp[w][c] >= 0)
-						attn_term_load(s_term, targs, rot + c * kAttnDim, raw + c * kAttnDim, s_kp[w][c], s_kj[w][c],
-						               e - c * kAttnTermUnits, true);
+				for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
+					const int c = e / kAttnTermUnits * kDecRun;
+					attn_term_load_run(s_term, targs, s_steps, rot + c * kAttnDim, raw + c * kAttnDim, &s_kp[w][c], &s_kj[w][c], kDecRun,
+					                   e % kAttnTermUnits);
 				}
 				__syncwarp();
 #pragma unroll

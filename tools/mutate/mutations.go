@@ -122,6 +122,7 @@ var checks = map[string]Check{
 	"verify cuda xl_bf16":              verify("cuda-host", "tools/mutate/testdata/xl_bf16.yaml"),
 	"verify cuda temp_mrope_bf16":      verify("cuda-host", "tools/mutate/testdata/temp_mrope_bf16.yaml"),
 	"verify cuda qwen3_vl_8b":          verify("cuda-host", "qwen3_vl_8b"),
+	"verify cuda qwen25_vl_7b":         verify("cuda-host", "qwen25_vl_7b"),
 	"verify go llama31_8b":             verify("go", "llama31_8b"),
 	"verify go bloom_176b":             verify("go", "bloom_176b"),
 	"verify go t5_base":                verify("go", "t5_base"),
