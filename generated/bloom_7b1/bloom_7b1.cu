@@ -851,6 +851,13 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnKeyRow is a key row for the term's load hooks: its stored row, its
+// position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
+struct AttnKeyRow {
+	const store_t *src;
+	long long pos, tok;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, in 64-bit differences).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
@@ -902,11 +909,12 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &, const att
 	dst[u] = ld(src + u);
 }
 
-// No rotated keys (the decode kernel's ROTATE_K forms are rope's).
+// No rotated keys (the ROTATE_K forms of the decode and tensor-core
+// kernels are rope's).
 constexpr int kAttnStepUnits = 0;
 __device__ __forceinline__ void attn_term_steps(float *, const attn_term_smem &, int) {}
-__device__ __forceinline__ void attn_term_load_run(const attn_term_smem &, const attn_term_args &, const float *, float *,
-                                                   const store_t *, const int *, const long long *, int, int) {}
+template <class Key>
+__device__ __forceinline__ void attn_term_load_run(const attn_term_smem &, const attn_term_args &, const float *, float *, int, int, Key) {}
 
 __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
                                                  long long pos, long long tok, int, int, int u) {
@@ -1478,9 +1486,10 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 					}
 				__syncwarp();
 				for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
-					const int c = e / kAttnTermUnits * kDecRun;
-					attn_term_load_run(s_term, targs, s_steps, rot + c * kAttnDim, raw + c * kAttnDim, &s_kp[w][c], &s_kj[w][c], kDecRun,
-					                   e % kAttnTermUnits);
+					const int c0 = e / kAttnTermUnits * kDecRun;
+					attn_term_load_run(s_term, targs, s_steps, rot + c0 * kAttnDim, kDecRun, e % kAttnTermUnits, [&](int c) {
+						return AttnKeyRow{raw + (c0 + c) * kAttnDim, s_kp[w][c0 + c], s_kj[w][c0 + c]};
+					});
 				}
 				__syncwarp();
 #pragma unroll

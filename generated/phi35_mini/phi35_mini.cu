@@ -753,6 +753,13 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnKeyRow is a key row for the term's load hooks: its stored row, its
+// position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
+struct AttnKeyRow {
+	const store_t *src;
+	long long pos, tok;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, in 64-bit differences).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
@@ -861,10 +868,9 @@ __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_sm
 	}
 }
 
-// attn_term_load_run loads unit u of the n key rows staged at src into
-// dst (rows kAttnDim apart; key c at position pos[c], entry tok[c]; a key
-// at −1 is seen by no row and skipped) as attn_term_load does with rotate,
-// except that a key whose p is d ∈ [1, n) past that of the run's last key
+// attn_term_load_run loads unit u of n key rows, key(c) (an AttnKeyRow; a
+// key at position −1 is seen by no row and skipped), into dst (rows
+// kAttnDim apart) as attn_term_load does with rotate, except that a key whose p is d ∈ [1, n) past that of the run's last key
 // turned by sincos_angle (its base, p_0) takes its angle by addition:
 // (cos, sin)(p·ω) = (c_0·c_d − s_0·s_d, s_0·c_d + c_0·s_d) with
 // (c_0, s_0) = (cos, sin)(p_0·ω) and (c_d, s_d) = steps (attn_term_steps).
@@ -872,13 +878,16 @@ __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_sm
 // about 4·2^−24 of cos and sin (sincos_angle's: 2^−24), under half of
 // RoPEBound's 1e−6 with the rotation's roundings; the keys of a decode
 // step are mostly consecutive positions, so one sincos_angle serves n keys.
+template <class Key>
 __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, const attn_term_args &a, const float *steps, float *dst,
-                                                   const store_t *src, const int *pos, const long long *tok, int n, int u) {
+                                                   int n, int u, Key key) {
 	if (u >= kPairs) {
 		const int e = kRotaryDim + (u - kPairs);
-		for (int c = 0; c < n; ++c)
-			if (pos[c] >= 0)
-				dst[c * kAttnDim + e] = ld(src + c * kAttnDim + e);
+		for (int c = 0; c < n; ++c) {
+			const AttnKeyRow r = key(c);
+			if (r.pos >= 0)
+				dst[c * kAttnDim + e] = ld(r.src + e);
+		}
 		return;
 	}
 	const int *ids = (const int *)0;
@@ -888,9 +897,10 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 	long long p0 = 0;
 	float c0 = 1.0f, s0 = 0.0f;
 	for (int c = 0; c < n; ++c) {
-		if (pos[c] < 0)
+		const AttnKeyRow r = key(c);
+		if (r.pos < 0)
 			continue;
-		const long long p = attn_rope_pos(t, ids, pos[c], tok[c], u), d = p - p0;
+		const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = p - p0;
 		float sn, cs;
 		if (based && d >= 1 && d < n) {
 			const float cd = steps[2 * ((d - 1) * kPairs + u)], sd = steps[2 * ((d - 1) * kPairs + u) + 1];
@@ -903,7 +913,7 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 			c0 = cs;
 			s0 = sn;
 		}
-		float x0 = ld(src + c * kAttnDim + ia), x1 = ld(src + c * kAttnDim + ib);
+		float x0 = ld(r.src + ia), x1 = ld(r.src + ib);
 		attn_rope_turn(x0, x1, cs, sn);
 		dst[c * kAttnDim + ia] = x0;
 		dst[c * kAttnDim + ib] = x1;
@@ -1487,9 +1497,10 @@ posenc_phi35_mini_attention_decode_kernel(store_t *__restrict__ out, const store
 					}
 				__syncwarp();
 				for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
-					const int c = e / kAttnTermUnits * kDecRun;
-					attn_term_load_run(s_term, targs, s_steps, rot + c * kAttnDim, raw + c * kAttnDim, &s_kp[w][c], &s_kj[w][c], kDecRun,
-					                   e % kAttnTermUnits);
+					const int c0 = e / kAttnTermUnits * kDecRun;
+					attn_term_load_run(s_term, targs, s_steps, rot + c0 * kAttnDim, kDecRun, e % kAttnTermUnits, [&](int c) {
+						return AttnKeyRow{raw + (c0 + c) * kAttnDim, s_kp[w][c0 + c], s_kj[w][c0 + c]};
+					});
 				}
 				__syncwarp();
 #pragma unroll

@@ -48,7 +48,7 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn decode rope: a key past the run's steps takes its angle by addition", "templates/attention_terms.cu.tmpl", "",
 		"if (based && d >= 1 && d < n) {", "if (based && d >= 1 && d <= n) {", "verify cuda llama2_7b", 0},
 	{"cuda attn decode M-RoPE: a key's angle added from the run's base by its entry, not its id", "templates/attention_terms.cu.tmpl", "",
-		"const long long p = attn_rope_pos(t, ids, pos[c], tok[c], u), d = p - p0;", "const long long p = attn_rope_pos(t, ids, pos[c], tok[c], u), d = based ? c : 0;", "verify cuda qwen25_vl_7b", 0},
+		"const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = p - p0;", "const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = based ? c : 0;", "verify cuda qwen25_vl_7b", 0},
 	// The paged CUDA attention: keys through slots, sequence bounds.
 	{"cuda attn paged: slots ignored (cache rows read as contiguous keys)", "templates/attention.cu.tmpl", "",
 		"kr = slots[kr];", "(void)slots;", "cuda attention main rope", 0},
@@ -59,6 +59,15 @@ var cudaAttentionMutations = []Mutation{
 	// The rpe_full and xl terms of the CUDA attention form.
 	{"cuda attn rpe_full: aV left out of the value", "templates/attention_terms.cu.tmpl", "",
 		"return v + ld(a.av + attn_term_row(qp, kp) * kAttnDim + d);", "return v;", "verify cuda shaw2018_base", 0},
+	{"cuda attn mma rope: every key of a run rotated from the run's first row", "templates/attention_mma.cu.tmpl", "",
+		"return AttnKeyRow{k + (s_kr[b][cc] * kvheads + g) * kAttnDim,", "return AttnKeyRow{k + (s_kr[b][c1] * kvheads + g) * kAttnDim,", "verify cuda rope_il_bf16", 0},
+	{"cuda attn mma M-RoPE: a key's ids taken at its index in the tile, not its entry", "templates/attention_mma.cu.tmpl", "",
+		"(any >> cc) & 1u ? (long long)kps[cc] : -1, j + cc};", "(any >> cc) & 1u ? (long long)kps[cc] : -1, (long long)cc};", "verify cuda temp_mrope_bf16", 0},
+	{"cuda attn paged (main kernel): a slot outside the cache read as a key", "templates/attention.cu.tmpl", "",
+		"						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;", "", "cudahost paged launcher", 0},
+	{"cuda attn mma paged: a slot outside the cache read as a key", "templates/attention_mma.cu.tmpl", "",
+		"						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;\n					}\n				}\n				s_kp[sb][tid] = kp;",
+		"					}\n				}\n				s_kp[sb][tid] = kp;", "cudahost paged launcher", 0},
 	{"cuda attn decode: every row's p times a key's v, seen or not (0·NaN)", "templates/attention_decode.cu.tmpl", "",
 		"							if ((bits[u] >> r) & 1u)\n								a = fmaf(p[u], vf[u][e], a);", "							a = fmaf(p[u], vf[u][e], a);", "verify cuda t5_base", 0},
 	// rpe_bias's bias rows in shared memory (attn_term_item), which the

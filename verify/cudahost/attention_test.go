@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 )
 
@@ -92,18 +93,47 @@ func TestAttentionLauncherErrors(t *testing.T) {
 // outside the cache must make their keys padding (the same output, bit
 // for bit, as those keys at kpos −1); starts that break the contract must
 // not make the kernel write outside its arrays (the driver's guard bands).
+// Each kernel that reads a paged cache takes the calls: llama2_7b's decode
+// kernel (2 query heads a KV head: at most 4 rows per sequence) and main
+// kernel (32: 64 rows), and the tensor-core kernel of a bf16 rope spec (8:
+// 16 rows), each rotating its keys inside.
 func TestAttentionPagedLauncher(t *testing.T) {
 	if _, ok := CXX(); !ok {
 		t.Skip("no C++ compiler")
 	}
-	s, cu := zooCU(t, "llama2_7b")
+	for _, c := range []struct {
+		name, path string
+		qh         int
+	}{
+		{"decode", "", 2},
+		{"main", "", 32},
+		{"mma", "verify/testdata/golden/specs/grope_llama31_bf16.yaml", 8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each builds its own library
+			var s *spec.Spec
+			var cu string
+			if c.path == "" {
+				s, cu = zooCU(t, "llama2_7b")
+			} else {
+				s = repoSpec(t, c.path)
+				cu = writeCU(t, s)
+			}
+			pagedLauncher(t, s, cu, c.qh)
+		})
+	}
+}
+
+// pagedLauncher runs TestAttentionPagedLauncher's calls on the library of
+// s (generated at cu) with qh query heads over one KV head.
+func pagedLauncher(t *testing.T, s *spec.Spec, cu string, qh int) {
 	l, err := Build(s, cu)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	hd := s.HeadDim
-	const qh, kvh, nslots = 2, 1, 16
+	const kvh, nslots = 1, 16
 	r := rand.New(rand.NewPCG(24, 1))
 	vec := func(n int) []float32 {
 		x := make([]float32, n)
@@ -124,7 +154,7 @@ func TestAttentionPagedLauncher(t *testing.T) {
 			out[i] = 7
 		}
 		fa := [][]float32{out, append([]float32(nil), q...), append([]float32(nil), kc...), append([]float32(nil), vc...)}
-		st, err := l.call(opAttentionPaged, []int64{qh, kvh, 7, 1, 0, nslots}, 0.25, fa, [][]int32{qpos, qStart, slots, kpos, kStart})
+		st, err := l.call(opAttentionPaged, []int64{int64(qh), kvh, 7, 1, 0, nslots}, 0.25, fa, [][]int32{qpos, qStart, slots, kpos, kStart})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -760,6 +760,13 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnKeyRow is a key row for the term's load hooks: its stored row, its
+// position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
+struct AttnKeyRow {
+	const store_t *src;
+	long long pos, tok;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, in 64-bit differences).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
@@ -874,10 +881,9 @@ __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_sm
 	}
 }
 
-// attn_term_load_run loads unit u of the n key rows staged at src into
-// dst (rows kAttnDim apart; key c at position pos[c], entry tok[c]; a key
-// at −1 is seen by no row and skipped) as attn_term_load does with rotate,
-// except that a key whose p is d ∈ [1, n) past that of the run's last key
+// attn_term_load_run loads unit u of n key rows, key(c) (an AttnKeyRow; a
+// key at position −1 is seen by no row and skipped), into dst (rows
+// kAttnDim apart) as attn_term_load does with rotate, except that a key whose p is d ∈ [1, n) past that of the run's last key
 // turned by sincos_angle (its base, p_0) takes its angle by addition:
 // (cos, sin)(p·ω) = (c_0·c_d − s_0·s_d, s_0·c_d + c_0·s_d) with
 // (c_0, s_0) = (cos, sin)(p_0·ω) and (c_d, s_d) = steps (attn_term_steps).
@@ -885,13 +891,16 @@ __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_sm
 // about 4·2^−24 of cos and sin (sincos_angle's: 2^−24), under half of
 // RoPEBound's 1e−6 with the rotation's roundings; the keys of a decode
 // step are mostly consecutive positions, so one sincos_angle serves n keys.
+template <class Key>
 __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, const attn_term_args &a, const float *steps, float *dst,
-                                                   const store_t *src, const int *pos, const long long *tok, int n, int u) {
+                                                   int n, int u, Key key) {
 	if (u >= kPairs) {
 		const int e = kRotaryDim + (u - kPairs);
-		for (int c = 0; c < n; ++c)
-			if (pos[c] >= 0)
-				dst[c * kAttnDim + e] = ld(src + c * kAttnDim + e);
+		for (int c = 0; c < n; ++c) {
+			const AttnKeyRow r = key(c);
+			if (r.pos >= 0)
+				dst[c * kAttnDim + e] = ld(r.src + e);
+		}
 		return;
 	}
 	const int *ids = (const int *)0;
@@ -901,9 +910,10 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 	long long p0 = 0;
 	float c0 = 1.0f, s0 = 0.0f;
 	for (int c = 0; c < n; ++c) {
-		if (pos[c] < 0)
+		const AttnKeyRow r = key(c);
+		if (r.pos < 0)
 			continue;
-		const long long p = attn_rope_pos(t, ids, pos[c], tok[c], u), d = p - p0;
+		const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = p - p0;
 		float sn, cs;
 		if (based && d >= 1 && d < n) {
 			const float cd = steps[2 * ((d - 1) * kPairs + u)], sd = steps[2 * ((d - 1) * kPairs + u) + 1];
@@ -916,7 +926,7 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 			c0 = cs;
 			s0 = sn;
 		}
-		float x0 = ld(src + c * kAttnDim + ia), x1 = ld(src + c * kAttnDim + ib);
+		float x0 = ld(r.src + ia), x1 = ld(r.src + ib);
 		attn_rope_turn(x0, x1, cs, sn);
 		dst[c * kAttnDim + ia] = x0;
 		dst[c * kAttnDim + ib] = x1;
@@ -1500,9 +1510,10 @@ posenc_grope_llama4_bf16_attention_decode_kernel(store_t *__restrict__ out, cons
 					}
 				__syncwarp();
 				for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
-					const int c = e / kAttnTermUnits * kDecRun;
-					attn_term_load_run(s_term, targs, s_steps, rot + c * kAttnDim, raw + c * kAttnDim, &s_kp[w][c], &s_kj[w][c], kDecRun,
-					                   e % kAttnTermUnits);
+					const int c0 = e / kAttnTermUnits * kDecRun;
+					attn_term_load_run(s_term, targs, s_steps, rot + c0 * kAttnDim, kDecRun, e % kAttnTermUnits, [&](int c) {
+						return AttnKeyRow{raw + (c0 + c) * kAttnDim, s_kp[w][c0 + c], s_kj[w][c0 + c]};
+					});
 				}
 				__syncwarp();
 #pragma unroll
@@ -1694,6 +1705,11 @@ constexpr int kMmaF = kMmaRows * kMmaKeys;
 constexpr int kMmaStageRows = kMmaF / kAttnDim < kMmaKeys ? kMmaF / kAttnDim : kMmaKeys;
 static_assert(kAttnDim % 16 == 0 && kMmaStageRows >= 1 && kMmaStageRows * kAttnDim <= kMmaF,
               "attnMMA admitted a head dim the tensor-core kernel cannot take");
+// A rotated key (rope inside) takes its angle by addition from the first
+// of its run of kMmaRun keys of a pass (attn_term_load_run), whose angle
+// steps (attn_term_steps) fill 1.5 KiB at 64 pairs.
+constexpr int kMmaRun = 4;
+constexpr int kMmaStageRuns = (kMmaStageRows + kMmaRun - 1) / kMmaRun;
 // Tiles of 42 KiB at most (head dim ≤ 128): with the rows' state and the
 // term's (rope's frequencies of 64 pairs) under the 48 KiB of static shared
 // memory.
@@ -1959,13 +1975,19 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 	__shared__ long long s_kr[2][kMmaKeys];
 	__shared__ unsigned char s_badk[2][kMmaKeys];
 	__shared__ attn_term_smem s_term;
+	// The angle steps of rotated keys' runs (attn_term_steps).
+	__shared__ float s_steps[ROTATE_K && kAttnStepUnits > 0 ? 2 * (kMmaRun - 1) * kAttnStepUnits : 1];
 	static_assert(sizeof(s_q4) + sizeof(s_kv4) + sizeof(s_f) + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) +
-	                      sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) <=
+	                      sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) + sizeof(s_steps) <=
 	                  (48 << 10),
 	              "the tensor-core kernel's static shared memory exceeds 48 KiB");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int gid = lane >> 2, tig = lane & 3;
 	attn_term_init(s_term, max_pos);
+	if (ROTATE_K && kAttnStepUnits > 0) {
+		__syncthreads(); // s_term
+		attn_term_steps(s_steps, s_term, kMmaRun);
+	}
 	const int grp = qheads / kvheads;
 	const long long items = attn_tiles(PAGED, lq, grp, kMmaRows, nseq) * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
@@ -2144,11 +2166,16 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 					fetch((int)b, any); // this tile's pieces, loaded now
 				__syncthreads(); // the tile's k and v (ROTATE_K: s_f is free)
 				for (int c0 = 0; ROTATE_K && c0 < kMmaKeys; c0 += kMmaStageRows) {
-					for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
-						const int c = c0 + e / kAttnTermUnits;
-						if (c < kMmaKeys && ((any >> c) & 1u))
-							attn_term_load(s_term, targs, s_f + (c - c0) * kAttnDim, k + (s_kr[b][c] * kvheads + g) * kAttnDim, kps[c],
-							               j + c, e % kAttnTermUnits, ROTATE_K);
+					// Runs of kMmaRun keys, each pair's angles by addition
+					// from the run's first (attn_term_load_run).
+					const int cend = c0 + kMmaStageRows < kMmaKeys ? c0 + kMmaStageRows : kMmaKeys;
+					for (int e = tid; e < kMmaStageRuns * kAttnTermUnits; e += kMmaThreads) {
+						const int c1 = c0 + e / kAttnTermUnits * kMmaRun;
+						const int n = cend - c1 < kMmaRun ? cend - c1 : kMmaRun;
+						attn_term_load_run(s_term, targs, s_steps, s_f + (c1 - c0) * kAttnDim, n, e % kAttnTermUnits, [&](int c) {
+							const int cc = c1 + c;
+							return AttnKeyRow{k + (s_kr[b][cc] * kvheads + g) * kAttnDim, (any >> cc) & 1u ? (long long)kps[cc] : -1, j + cc};
+						});
 					}
 					__syncthreads();
 					for (int e = tid; e < kMmaStageRows * kAttnDim; e += kMmaThreads) {

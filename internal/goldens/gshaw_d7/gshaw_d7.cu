@@ -619,6 +619,13 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnKeyRow is a key row for the term's load hooks: its stored row, its
+// position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
+struct AttnKeyRow {
+	const store_t *src;
+	long long pos, tok;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, in 64-bit differences).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
