@@ -810,15 +810,14 @@ __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *ds
 	dst[b] = x1;
 }
 
-// kAttnStepUnits is the units whose keys the decode kernel rotates by
+// kAttnStepUnits is the units the decode and tensor-core kernels turn by
 // angle addition (attn_term_load_run): the pairs.
 constexpr int kAttnStepUnits = kPairs;
 
-// attn_term_steps writes steps[2·((d − 1)·kPairs + i) + {0, 1}] = (cos,
-// sin)(d·ω_i) for
-// d in [1, n), the angle steps of attn_term_load_run (sincos_angle of the
-// float64 angle; t must be initialized, and the caller's barrier orders
-// these stores before their reads).
+// attn_term_steps writes the angle steps of attn_term_load_run for runs of
+// n keys, steps[2·((d − 1)·kPairs + i) + {0, 1}] = (cos, sin)(d·ω_i) for d
+// in [1, n) (sincos_angle of the float64 angle; t must be initialized, and
+// the caller's barrier orders these stores before their reads).
 __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_smem &t, int n) {
 	for (int e = threadIdx.x; e < (n - 1) * kPairs; e += blockDim.x) {
 		const int d = e / kPairs + 1, i = e - (d - 1) * kPairs;
@@ -831,14 +830,15 @@ __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_sm
 
 // attn_term_load_run loads unit u of n key rows, key(c) (an AttnKeyRow; a
 // key at position −1 is seen by no row and skipped), into dst (rows
-// kAttnDim apart) as attn_term_load does with rotate, except that a key whose p is d ∈ [1, n) past that of the run's last key
-// turned by sincos_angle (its base, p_0) takes its angle by addition:
-// (cos, sin)(p·ω) = (c_0·c_d − s_0·s_d, s_0·c_d + c_0·s_d) with
-// (c_0, s_0) = (cos, sin)(p_0·ω) and (c_d, s_d) = steps (attn_term_steps).
-// Each factor is within 0.88 ulp of its value, so c and s stay within
-// about 4·2^−24 of cos and sin (sincos_angle's: 2^−24), under half of
-// RoPEBound's 1e−6 with the rotation's roundings; the keys of a decode
-// step are mostly consecutive positions, so one sincos_angle serves n keys.
+// kAttnDim apart) as attn_term_load does with rotate, except that a key
+// whose p is d ∈ [1, n) past the p_0 of the run's last key turned by
+// sincos_angle (its base) takes its angle by addition: (cos, sin)(p·ω) =
+// (c_0·c_d − s_0·s_d, s_0·c_d + c_0·s_d), (c_0, s_0) = (cos, sin)(p_0·ω),
+// (c_d, s_d) from steps (attn_term_steps). Each factor is within 0.88 ulp
+// of its value, so c and s stay within about 4·2^−24 of cos and sin
+// (sincos_angle's: 2^−24), under half of the rope bound's 1e−6 with the
+// rotation's roundings; a run's keys are mostly consecutive positions, so
+// one sincos_angle serves n keys.
 template <class Key>
 __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, const attn_term_args &a, const float *steps, float *dst,
                                                    int n, int u, Key key) {
