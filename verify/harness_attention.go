@@ -199,6 +199,8 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	// every bit of the near scores).
 	q, kp = attnPositions(r, "far and near keys", 2, 300)
 	special("far and near keys lq=2 lk=300", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32)
+	q, kp = attnPositions(r, "far keys, near last", 2, 300)
+	special("far keys, near last lq=2 lk=300", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32)
 	// Wide spreads: keys scaled by 10^U(−2, 1.5), scale 1.
 	q, kp = attnPositions(r, "random+pad", 4, 129)
 	special("wide logit spread lq=4 lk=129 random+pad", q, kp, opt(gqa, false, 0, 1), 1, 1, true, StorageF32)

@@ -50,13 +50,17 @@ func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32)
 			qpos[i] = int32(math.MaxInt32 - r.Int64N(int64(lk)))
 		}
 		qpos[0] = math.MaxInt32
-	case "far after keys", "far and near keys": // distances ≈ 2^31, beyond every table
+	case "far after keys", "far and near keys", "far keys, near last": // distances ≈ 2^31, beyond every table
 		for j := range kpos {
 			kpos[j] = int32(j)
 			if j%7 == 3 {
 				kpos[j] = -1
 			}
-			if scheme == "far and near keys" && j%5 == 4 { // ALiBi's bias must be taken from these, not from the far keys
+			// ALiBi's bias must be taken from the near keys, not from the
+			// far ones: every fifth key, or only the last three (one
+			// thread's, one warp's of a kernel that spreads keys over
+			// threads, whose nearest must still win).
+			if scheme == "far and near keys" && j%5 == 4 || scheme == "far keys, near last" && j >= lk-3 {
 				kpos[j] = int32(math.MaxInt32 - int64(lk) + int64(j))
 			}
 		}

@@ -119,7 +119,7 @@ func attnDecode(family string, hd int, dtype string) bool {
 	if hd < vec || hd%vec != 0 {
 		return false
 	}
-	const warps, rows, threads = 4, 4, 128
+	const warps, rows = 4, 4
 	pieces := hd / vec
 	lanes := 32
 	if pieces < 32 {
@@ -140,7 +140,7 @@ func attnDecode(family string, hd int, dtype string) bool {
 	if family == "rope" {
 		steps = 2 * (min(warpKeys, 8) - 1) * (hd / 2)
 	}
-	return 4*(pool+rows*hd+steps)+8*rows*threads+raw <= 40<<10
+	return 4*(pool+rows*hd+steps)+8*rows*warps+raw <= 40<<10
 }
 
 // attnMMA reports whether the attention form of family with head dimension

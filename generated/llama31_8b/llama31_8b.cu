@@ -1217,7 +1217,7 @@ constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(s
 // term's, under 48 KiB): gen/cuda's attnDecode, whose bounds are checked
 // here.
 static_assert(kAttnDim % kVec == 0 &&
-                  4 * (kDecPoolFloats + kDecRows * kAttnDim + kDecStepFloats) + 8 * kDecRows * kDecThreads + kDecRawBytes <=
+                  4 * (kDecPoolFloats + kDecRows * kAttnDim + kDecStepFloats) + 8 * kDecRows * kDecWarps + kDecRawBytes <=
                       (40 << 10),
               "attnDecode admitted a spec the decode kernel cannot take");
 
@@ -1312,7 +1312,8 @@ posenc_llama31_8b_attention_decode_kernel(store_t *__restrict__ out, const store
 	// warps' acc ([warp][row][dim]) in the merge.
 	__shared__ uint4 s_pool4[kDecPoolFloats / 4];
 	__shared__ uint4 s_raw4[ROTATE_K ? kDecRawBytes / 16 : 1];
-	__shared__ long long s_qp[R], s_shift[R], s_orow[R], s_best[R][kDecThreads];
+	__shared__ long long s_qp[R], s_shift[R], s_orow[R];
+	__shared__ unsigned long long s_best[R][kDecWarps];
 	__shared__ int s_h[R], s_wseen[kDecWarps][R];
 	__shared__ float s_wm[kDecWarps][R], s_wl[kDecWarps][R];
 	// A rotated key's position and entry, for the load hook of its warp.
@@ -1360,31 +1361,41 @@ posenc_llama31_8b_attention_decode_kernel(store_t *__restrict__ out, const store
 		}
 		if (kAttnShift) {
 			// Each row's nearest unmasked key of the split (the main
-			// kernel's shift), the keys spread over the threads.
-			long long best[R];
+			// kernel's shift), the keys spread over the threads. A distance
+			// (below 2^33) is held unsigned, none as the largest, so that
+			// the nearest is a min: over each warp by shuffles of its two
+			// 32-bit halves, then over the warps.
+			unsigned long long best[R];
 #pragma unroll
 			for (int r = 0; r < R; ++r)
-				best[r] = -1;
+				best[r] = ~0ull;
 			for (long long j = j0 + tid; j < j1; j += kDecThreads) {
 				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 #pragma unroll
 				for (int r = 0; r < R; ++r)
 					if (r < nrows && !attn_masked(s_qp[r], kp, causal, window)) {
-						const long long d = s_qp[r] - kp < 0 ? kp - s_qp[r] : s_qp[r] - kp;
-						best[r] = best[r] < 0 || d < best[r] ? d : best[r];
+						const unsigned long long d = (unsigned long long)(s_qp[r] - kp < 0 ? kp - s_qp[r] : s_qp[r] - kp);
+						best[r] = d < best[r] ? d : best[r];
 					}
 			}
 #pragma unroll
-			for (int r = 0; r < R; ++r)
-				s_best[r][tid] = best[r];
+			for (int r = 0; r < R; ++r) {
+#pragma unroll
+				for (int o = 16; o > 0; o >>= 1) {
+					const unsigned int lo = __shfl_xor_sync(0xffffffffu, (unsigned int)best[r], o);
+					const unsigned int hi = __shfl_xor_sync(0xffffffffu, (unsigned int)(best[r] >> 32), o);
+					const unsigned long long x = (unsigned long long)hi << 32 | lo;
+					best[r] = x < best[r] ? x : best[r];
+				}
+				if (lane == 0)
+					s_best[r][w] = best[r];
+			}
 			__syncthreads();
 			if (tid < R) {
-				long long b = -1;
-				for (int c = 0; c < kDecThreads; ++c) {
-					const long long d = s_best[tid][c];
-					b = d >= 0 && (b < 0 || d < b) ? d : b;
-				}
-				s_shift[tid] = b < 0 ? 0 : b;
+				unsigned long long b = ~0ull;
+				for (int ww = 0; ww < kDecWarps; ++ww)
+					b = s_best[tid][ww] < b ? s_best[tid][ww] : b;
+				s_shift[tid] = b == ~0ull ? 0 : (long long)b;
 			}
 		} else if (tid < R) {
 			s_shift[tid] = 0;
