@@ -24,8 +24,10 @@ var cudaAttentionMutations = []Mutation{
 		"const float f = s_wm[ww][r] == M ? 1.0f : attn_exp(s_wm[ww][r] - M);", "const float f = 1.0f;", "verify cuda bloom_7b1", 0},
 	{"cuda attn decode: acc not rescaled by the new maximum", "templates/attention_decode.cu.tmpl", "",
 		"float a = acc[r][t * kVec + e] * alpha;", "float a = acc[r][t * kVec + e];", "verify cuda t5_base", 0},
-	{"cuda attn decode: the prefetched step dropped (a step's keys taken twice)", "templates/attention_decode.cu.tmpl", "",
-		"cur = nxt;", "(void)nxt;", "verify cuda llama2_7b", 0},
+	{"cuda attn decode: the next step's loads into the buffer being computed (a step's keys lost)", "templates/attention_decode.cu.tmpl", "",
+		"dec_fetch_kv<PAGED, R>(buf[h ^ 1], pos,", "dec_fetch_kv<PAGED, R>(buf[h], pos,", "verify cuda llama2_7b", 0},
+	{"cuda attn decode: an iteration's second step skipped", "templates/attention_decode.cu.tmpl", "",
+		"for (int h = 0; h < 2; ++h) {", "for (int h = 0; h < 1; ++h) {", "verify cuda t5_base", 0},
 	{"cuda attn decode: lane groups' sums l not merged", "templates/attention_decode.cu.tmpl", "",
 		"l[r] += __shfl_xor_sync(0xffffffffu, l[r], o);", "(void)l[r];", "verify cuda t5_base", 0},
 	{"cuda attn decode: alibi shift from the warp whose nearest key is farthest", "templates/attention_decode.cu.tmpl", "",
@@ -74,7 +76,7 @@ var cudaAttentionMutations = []Mutation{
 		"						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;\n					}\n				}\n				s_kp[sb][tid] = kp;",
 		"					}\n				}\n				s_kp[sb][tid] = kp;", "cudahost paged launcher", 0},
 	{"cuda attn decode: every row's p times a key's v, seen or not (0·NaN)", "templates/attention_decode.cu.tmpl", "",
-		"							if ((bits[u] >> r) & 1u)\n								a = fmaf(p[u], vf[u][e], a);", "							a = fmaf(p[u], vf[u][e], a);", "verify cuda t5_base", 0},
+		"								if ((bits[u] >> r) & 1u)\n									a = fmaf(p[u], vf[u][e], a);", "								a = fmaf(p[u], vf[u][e], a);", "verify cuda t5_base", 0},
 	// rpe_bias's bias rows in shared memory (attn_term_item), which the
 	// scores read when the item's heads fit.
 	{"cuda attn rpe_bias: every bias row of an item is its first head's", "templates/attention_terms.cu.tmpl", "",

@@ -1433,135 +1433,144 @@ posenc_grope_yarn_af_attention_decode_kernel(store_t *__restrict__ out, const st
 		}
 		// Every warp takes the same number of steps (the shuffles are
 		// warp-wide, and block-uniform in host emulation).
-		// Three steps in the pipeline: this step's k and v in registers
-		// (cur), the next step's in flight (nxt), and the positions of the
-		// one after (pos), which nxt's loads of the next iteration need.
+		// The key loop runs two steps an iteration over two buffers of k
+		// and v in registers: a step issues the other buffer's loads (the
+		// next step's) and then computes its own, so that when the second
+		// step issues the third's loads the second's may still be in
+		// flight (two steps in flight: a copy cur = nxt at the end of a
+		// step would wait for nxt's loads first); the positions are read a
+		// step ahead of the loads that need them (pos).
 		DecPos pos;
-		DecKeys cur;
+		DecKeys buf[2];
 		dec_fetch_pos<PAGED>(pos, j0, j1, w, kg, kpos, slots);
-		dec_fetch_kv<PAGED, R>(cur, pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		dec_fetch_kv<PAGED, R>(buf[0], pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
 		dec_fetch_pos<PAGED>(pos, j0 + kDecStep, j1, w, kg, kpos, slots);
-		for (long long jb = j0; jb < j1; jb += kDecStep) {
-			DecKeys nxt; // the next step's loads in flight during this one's math
-			dec_fetch_kv<PAGED, R>(nxt, pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
-			dec_fetch_pos<PAGED>(pos, jb + 2 * kDecStep, j1, w, kg, kpos, slots);
-			const int(&kp)[kDecUnroll] = cur.kp;
-			const unsigned int(&bits)[kDecUnroll] = cur.bits;
-			if (ROTATE_K && sub == 0)
+		for (long long jp = j0; jp < j1; jp += 2 * kDecStep) {
 #pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u) {
-					s_kp[w][u * kDecGroups + kg] = bits[u] ? kp[u] : -1;
-					s_kj[w][u * kDecGroups + kg] = jb + w * kDecWarpKeys + u * kDecGroups + kg;
-				}
-			float kf[kDecUnroll][kDecLaneDims];
-			if (ROTATE_K) {
-				// Raw pieces to the warp's rows, rotated by the term's hook
-				// into f32 rows, read back by the lanes.
-				store_t *raw = s_raw + w * kDecWarpKeys * kAttnDim;
-				float *rot = s_pool + w * kDecWarpKeys * kAttnDim;
+			for (int h = 0; h < 2; ++h) {
+				const long long jb = jp + h * kDecStep;
+				if (jb >= j1)
+					continue; // the last (block-uniform; a break would keep the loop from unrolling)
+				dec_fetch_kv<PAGED, R>(buf[h ^ 1], pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+				dec_fetch_pos<PAGED>(pos, jb + 2 * kDecStep, j1, w, kg, kpos, slots);
+				const DecKeys &cur = buf[h];
+				const int(&kp)[kDecUnroll] = cur.kp;
+				const unsigned int(&bits)[kDecUnroll] = cur.bits;
+				if (ROTATE_K && sub == 0)
 #pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u)
-#pragma unroll
-					for (int t = 0; t < kDecPerLane; ++t) {
-						const int p = sub + t * kDecLanes;
-						if (p < kDecPieces)
-							*reinterpret_cast<uint4 *>(raw + (u * kDecGroups + kg) * kAttnDim + p * kVec) = cur.k[u][t];
+					for (int u = 0; u < kDecUnroll; ++u) {
+						s_kp[w][u * kDecGroups + kg] = bits[u] ? kp[u] : -1;
+						s_kj[w][u * kDecGroups + kg] = jb + w * kDecWarpKeys + u * kDecGroups + kg;
 					}
-				__syncwarp();
-				for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
-					const int c0 = e / kAttnTermUnits * kDecRun;
-					attn_term_load_run(s_term, targs, s_steps, rot + c0 * kAttnDim, kDecRun, e % kAttnTermUnits, [&](int c) {
-						return AttnKeyRow{raw + (c0 + c) * kAttnDim, s_kp[w][c0 + c], s_kj[w][c0 + c]};
-					});
-				}
-				__syncwarp();
-#pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u)
-#pragma unroll
-					for (int t = 0; t < kDecPerLane; ++t)
-#pragma unroll
-						for (int e = 0; e < kVec; ++e) {
-							const int p = sub + t * kDecLanes;
-							kf[u][t * kVec + e] = bits[u] && p < kDecPieces ? rot[(u * kDecGroups + kg) * kAttnDim + p * kVec + e] : 0.0f;
-						}
-				__syncwarp(); // read before the next step's stores
-			} else {
-#pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u)
-#pragma unroll
-					for (int t = 0; t < kDecPerLane; ++t)
-						dec_unpack(cur.k[u][t], kf[u] + t * kVec);
-			}
-			// Scores: the lane's part of q·k, summed over the key's lanes. A
-			// row past the tile's (nrows is block-uniform) costs nothing.
-			float sc[kDecUnroll][R];
-#pragma unroll
-			for (int r = 0; r < R; ++r) {
-#pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u) {
-					sc[u][r] = kNegInf;
-					if (r >= nrows)
-						continue;
-					float dot = 0.0f;
-#pragma unroll
-					for (int d = 0; d < kDecLaneDims; ++d)
-						dot = fmaf(qr[r][d], kf[u][d], dot);
-#pragma unroll
-					for (int o = kDecLanes / 2; o > 0; o >>= 1)
-						dot += __shfl_xor_sync(0xffffffffu, dot, o);
-					if ((bits[u] >> r) & 1u)
-						sc[u][r] = attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale,
-						                           dot);
-				}
-			}
-			// The online softmax of each row over the warp's keys: the step's
-			// max over every lane group (fmaxf skips NaN scores; their
-			// p = e^NaN still reaches l), then this group's p, l and acc.
-#pragma unroll
-			for (int r = 0; r < R; ++r) {
-				if (r >= nrows)
-					continue;
-				float mt = kNegInf;
-				unsigned int any = 0;
-#pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u) {
-					mt = fmaxf(mt, sc[u][r]);
-					any |= (bits[u] >> r) & 1u;
-				}
-#pragma unroll
-				for (int o = kDecLanes; o < 32; o <<= 1)
-					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, o));
-				const float mo = m[r], mn = fmaxf(mo, mt);
-				const float alpha = mo == mn ? 1.0f : attn_exp(mo - mn);
-				float sum = 0.0f, p[kDecUnroll];
-#pragma unroll
-				for (int u = 0; u < kDecUnroll; ++u) {
-					p[u] = (bits[u] >> r) & 1u ? attn_exp(sc[u][r] - mn) : 0.0f;
-					sum += p[u];
-				}
-				l[r] = l[r] * alpha + sum;
-				m[r] = mn;
-				seen |= any << r;
-#pragma unroll
-				for (int t = 0; t < kDecPerLane; ++t) {
-					float vf[kDecUnroll][kVec];
+				float kf[kDecUnroll][kDecLaneDims];
+				if (ROTATE_K) {
+					// Raw pieces to the warp's rows, rotated by the term's hook
+					// into f32 rows, read back by the lanes.
+					store_t *raw = s_raw + w * kDecWarpKeys * kAttnDim;
+					float *rot = s_pool + w * kDecWarpKeys * kAttnDim;
 #pragma unroll
 					for (int u = 0; u < kDecUnroll; ++u)
-						dec_unpack(cur.v[u][t], vf[u]);
 #pragma unroll
-					for (int e = 0; e < kVec; ++e) {
-						float a = acc[r][t * kVec + e] * alpha;
-						// Only the keys the row sees: another row's key may
-						// hold a NaN or an infinity, and 0·NaN is NaN.
+						for (int t = 0; t < kDecPerLane; ++t) {
+							const int p = sub + t * kDecLanes;
+							if (p < kDecPieces)
+								*reinterpret_cast<uint4 *>(raw + (u * kDecGroups + kg) * kAttnDim + p * kVec) = cur.k[u][t];
+						}
+					__syncwarp();
+					for (int e = lane; e < kDecWarpKeys / kDecRun * kAttnTermUnits; e += 32) {
+						const int c0 = e / kAttnTermUnits * kDecRun;
+						attn_term_load_run(s_term, targs, s_steps, rot + c0 * kAttnDim, kDecRun, e % kAttnTermUnits, [&](int c) {
+							return AttnKeyRow{raw + (c0 + c) * kAttnDim, s_kp[w][c0 + c], s_kj[w][c0 + c]};
+						});
+					}
+					__syncwarp();
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u)
+#pragma unroll
+						for (int t = 0; t < kDecPerLane; ++t)
+#pragma unroll
+							for (int e = 0; e < kVec; ++e) {
+								const int p = sub + t * kDecLanes;
+								kf[u][t * kVec + e] = bits[u] && p < kDecPieces ? rot[(u * kDecGroups + kg) * kAttnDim + p * kVec + e] : 0.0f;
+							}
+					__syncwarp(); // read before the next step's stores
+				} else {
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u)
+#pragma unroll
+						for (int t = 0; t < kDecPerLane; ++t)
+							dec_unpack(cur.k[u][t], kf[u] + t * kVec);
+				}
+				// Scores: the lane's part of q·k, summed over the key's lanes. A
+				// row past the tile's (nrows is block-uniform) costs nothing.
+				float sc[kDecUnroll][R];
+#pragma unroll
+				for (int r = 0; r < R; ++r) {
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						sc[u][r] = kNegInf;
+						if (r >= nrows)
+							continue;
+						float dot = 0.0f;
+#pragma unroll
+						for (int d = 0; d < kDecLaneDims; ++d)
+							dot = fmaf(qr[r][d], kf[u][d], dot);
+#pragma unroll
+						for (int o = kDecLanes / 2; o > 0; o >>= 1)
+							dot += __shfl_xor_sync(0xffffffffu, dot, o);
+						if ((bits[u] >> r) & 1u)
+							sc[u][r] = attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale,
+							                           dot);
+					}
+				}
+				// The online softmax of each row over the warp's keys: the step's
+				// max over every lane group (fmaxf skips NaN scores; their
+				// p = e^NaN still reaches l), then this group's p, l and acc.
+#pragma unroll
+				for (int r = 0; r < R; ++r) {
+					if (r >= nrows)
+						continue;
+					float mt = kNegInf;
+					unsigned int any = 0;
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						mt = fmaxf(mt, sc[u][r]);
+						any |= (bits[u] >> r) & 1u;
+					}
+#pragma unroll
+					for (int o = kDecLanes; o < 32; o <<= 1)
+						mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, o));
+					const float mo = m[r], mn = fmaxf(mo, mt);
+					const float alpha = mo == mn ? 1.0f : attn_exp(mo - mn);
+					float sum = 0.0f, p[kDecUnroll];
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						p[u] = (bits[u] >> r) & 1u ? attn_exp(sc[u][r] - mn) : 0.0f;
+						sum += p[u];
+					}
+					l[r] = l[r] * alpha + sum;
+					m[r] = mn;
+					seen |= any << r;
+#pragma unroll
+					for (int t = 0; t < kDecPerLane; ++t) {
+						float vf[kDecUnroll][kVec];
 #pragma unroll
 						for (int u = 0; u < kDecUnroll; ++u)
-							if ((bits[u] >> r) & 1u)
-								a = fmaf(p[u], vf[u][e], a);
-						acc[r][t * kVec + e] = a;
+							dec_unpack(cur.v[u][t], vf[u]);
+#pragma unroll
+						for (int e = 0; e < kVec; ++e) {
+							float a = acc[r][t * kVec + e] * alpha;
+							// Only the keys the row sees: another row's key may
+							// hold a NaN or an infinity, and 0·NaN is NaN.
+#pragma unroll
+							for (int u = 0; u < kDecUnroll; ++u)
+								if ((bits[u] >> r) & 1u)
+									a = fmaf(p[u], vf[u][e], a);
+							acc[r][t * kVec + e] = a;
+						}
 					}
 				}
 			}
-			cur = nxt;
 		}
 		// The warp's lane groups share m: their l and acc add up.
 #pragma unroll
