@@ -183,7 +183,12 @@ func compilePTXChecks(t *testing.T, c family.Derived) {
 	}
 }
 
-// TestZooPTX compiles the CUDA output of every zoo spec that targets cuda.
+// TestZooPTX compiles the CUDA output of every zoo spec that targets cuda,
+// and bf16 copies of llama31_8b (rope), bloom_7b1 (alibi) and t5_base
+// (rpe_bias), whose attention adds the tensor-core kernel, and checks
+// that no kernel keeps anything in local memory (PTX .local: a lambda
+// left as a call with its captures, an array indexed at run time, a
+// choice between a global and a local lvalue).
 func TestZooPTX(t *testing.T) {
 	if _, ok := cuda.Clang(); !ok {
 		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
@@ -195,6 +200,13 @@ func TestZooPTX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, z := range zoo {
+		if z.Name == "llama31_8b" || z.Name == "bloom_7b1" || z.Name == "t5_base" {
+			c := *z
+			c.Name, c.DType = z.Name+"_bf16", "bf16"
+			zoo = append(zoo, &c)
+		}
+	}
 	for _, s := range zoo {
 		if !s.HasTarget(spec.TargetCUDA) {
 			continue
@@ -205,11 +217,33 @@ func TestZooPTX(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", s.Name, err)
 			}
-			if _, err := cuda.CompilePTX(write(t, c), s.Name+".cu"); err != nil {
-				t.Error(err)
+			ptx, err := cuda.CompilePTX(write(t, c), s.Name+".cu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k := localMemoryKernels(ptx); len(k) > 0 {
+				t.Errorf("%s: local memory in %s", s.Name, strings.Join(k, ", "))
 			}
 		})
 	}
+}
+
+// localMemoryKernels returns the entry points (and device functions left
+// as calls) of ptx that declare local memory (a .local state space:
+// spilled or address-taken variables).
+func localMemoryKernels(ptx string) []string {
+	var names []string
+	entry := ""
+	for _, line := range strings.Split(ptx, "\n") {
+		if i := strings.Index(line, ".entry "); i >= 0 {
+			entry = strings.TrimSuffix(strings.TrimSpace(line[i+len(".entry "):]), "(")
+		} else if i := strings.Index(line, ".func "); i >= 0 {
+			entry = strings.TrimSuffix(strings.TrimSpace(line[i+len(".func "):]), "(")
+		} else if strings.Contains(line, ".local ") && strings.Contains(line, "__local_depot") {
+			names = append(names, entry)
+		}
+	}
+	return names
 }
 
 // approxRe matches the PTX of the approximate intrinsics -use_fast_math

@@ -1930,9 +1930,66 @@ __device__ __forceinline__ unsigned int mma_pair(float &x, float &y) {
 	return w;
 }
 
+// mma_ld128 loads the 128-bit piece at p (16-byte aligned), by value.
+__device__ __forceinline__ uint4 mma_ld128(const store_t *p) { return *reinterpret_cast<const uint4 *>(p); }
+
 // mma_word reads the two bf16 at p (4-byte aligned) as one register.
 __device__ __forceinline__ unsigned int mma_word(const unsigned short *p) {
 	return *reinterpret_cast<const unsigned int *>(p);
+}
+
+// mma_stage writes the positions and rows of the key tile at jt (padding
+// past the split's end j1 or outside the cache) to set sb of kp, kr and
+// badk (cleared), and the lane's mask bits (bit c: its row sees key c,
+// padding none) to tb: of its two rows rr (at qp) at the keys its scores
+// take, 2·tig and + 1 of each 8 (a row past the tile's nrows sees none),
+// so every warp forms its own rows' and none waits for another's. It
+// returns the keys some row sees (the warps' or through anyw, then the
+// block's): block-uniform, two barriers. A function, not a lambda of the
+// kernel: clang kept such a lambda as a call, its captures in local
+// memory.
+template <bool PAGED>
+__device__ __forceinline__ unsigned int mma_stage(long long jt, long long j1, int sb, unsigned int (&tb)[2], const int *kpos,
+                                                  const int *slots, long long cache_slots, int (*kp)[kMmaKeys],
+                                                  long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], unsigned int *anyw,
+                                                  const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
+	const int tid = threadIdx.x, lane = tid & 31, tig = lane & 3;
+	const int nk = j1 - jt < kMmaKeys ? (int)(j1 - jt) : kMmaKeys;
+	if (tid < kMmaKeys) {
+		long long r = jt + tid;
+		int p = -1;
+		if (tid < nk) {
+			p = kpos[r];
+			if (PAGED) {
+				r = slots[r];
+				p = (unsigned long long)r < (unsigned long long)cache_slots ? p : -1;
+			}
+		}
+		kp[sb][tid] = p;
+		kr[sb][tid] = r;
+		badk[sb][tid] = 0;
+	}
+	__syncthreads();
+#pragma unroll
+	for (int x = 0; x < 2; ++x) {
+		tb[x] = 0;
+		if (rr[x] < nrows)
+#pragma unroll
+			for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+				for (int e = 0; e < 2; ++e) {
+					const int c = 8 * t + 2 * tig + e;
+					tb[x] |= attn_masked(qp[x], kp[sb][c], causal, window) ? 0u : 1u << c;
+				}
+	}
+	const unsigned int wbits = mma_warp_or(tb[0] | tb[1]);
+	if (lane == 0)
+		anyw[tid >> 5] = wbits;
+	__syncthreads();
+	unsigned int seen_keys = 0;
+	for (int x = 0; x < kMmaWarps; ++x)
+		seen_keys |= anyw[x];
+	return seen_keys;
 }
 
 } // namespace
@@ -2086,52 +2143,6 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 		// skipped where no row of the lane moved).
 		const long long ntiles = j1 > j0 ? (j1 - j0 + kMmaKeys - 1) / kMmaKeys : 0;
 		constexpr int kPieces = kAttnDim / 8; // 128-bit pieces of a row
-		// stage writes the positions and rows of the tile at jt (padding
-		// past the split or outside the cache) to set sb of s_kp, s_kr and
-		// s_badk (cleared), and the lane's mask bits (bit c: its row sees
-		// key c, padding none) to tb: of its two rows at the keys its scores
-		// take, 2·tig and + 1 of each 8 (a row past the tile's sees none), so
-		// every warp forms its own rows' and none waits for another's. It
-		// returns the keys some row sees (the warps' or, then the block's):
-		// block-uniform, two barriers.
-		auto stage = [&](long long jt, int sb, unsigned int(&tb)[2]) -> unsigned int {
-			const int nk = j1 - jt < kMmaKeys ? (int)(j1 - jt) : kMmaKeys;
-			if (tid < kMmaKeys) {
-				long long kr = jt + tid;
-				int kp = -1;
-				if (tid < nk) {
-					kp = kpos[kr];
-					if (PAGED) {
-						kr = slots[kr];
-						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;
-					}
-				}
-				s_kp[sb][tid] = kp;
-				s_kr[sb][tid] = kr;
-				s_badk[sb][tid] = 0;
-			}
-			__syncthreads();
-#pragma unroll
-			for (int x = 0; x < 2; ++x) {
-				tb[x] = 0;
-				if (rr[x] < nrows)
-#pragma unroll
-					for (int t = 0; t < kMmaKeyTiles; ++t)
-#pragma unroll
-						for (int e = 0; e < 2; ++e) {
-							const int c = 8 * t + 2 * tig + e;
-							tb[x] |= attn_masked(qp[x], s_kp[sb][c], causal, window) ? 0u : 1u << c;
-						}
-			}
-			const unsigned int wbits = mma_warp_or(tb[0] | tb[1]);
-			if (lane == 0)
-				s_anyw[w] = wbits;
-			__syncthreads();
-			unsigned int seen_keys = 0;
-			for (int x = 0; x < kMmaWarps; ++x)
-				seen_keys |= s_anyw[x];
-			return seen_keys;
-		};
 		// fetch brings v of the tile staged in set sb, and k where no term
 		// rotates it (ROTATE_K: the term's hook stages it), to buffer sb in
 		// 128-bit pieces, zeros for a key no row sees (in keys): with
@@ -2147,16 +2158,21 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 					mma_cp16(kd, k + off, on);
 					mma_cp16(vd, v + off, on);
 				} else {
+					// A loaded value or zero (mma_ld128's prvalue), not a
+					// choice of lvalues (on ? *src : zero), which clang
+					// compiles to a load through a generic pointer, zero in
+					// local memory.
 					const uint4 zero = {0u, 0u, 0u, 0u};
-					*reinterpret_cast<uint4 *>(vd) = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
+					*reinterpret_cast<uint4 *>(vd) = on ? mma_ld128(v + off) : zero;
 					if (!ROTATE_K)
-						*reinterpret_cast<uint4 *>(kd) = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
+						*reinterpret_cast<uint4 *>(kd) = on ? mma_ld128(k + off) : zero;
 				}
 			}
 		};
 		unsigned int bits[2] = {0u, 0u}, any = 0;
 		if (ntiles > 0) {
-			any = stage(j0 + (ntiles - 1) * kMmaKeys, 0, bits);
+			any = mma_stage<PAGED>(j0 + (ntiles - 1) * kMmaKeys, j1, 0, bits, kpos, slots, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows,
+			                       causal, window);
 			if (kMmaAsync) {
 				if (any)
 					fetch(0, any);
@@ -2171,7 +2187,8 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 			// last reader of that set and buffer, ended with a barrier.
 			unsigned int nbits[2] = {0u, 0u}, nany = 0;
 			if (tile > 0) {
-				nany = stage(j - kMmaKeys, (int)b ^ 1, nbits);
+				nany = mma_stage<PAGED>(j - kMmaKeys, j1, (int)b ^ 1, nbits, kpos, slots, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp,
+				                        nrows, causal, window);
 				if (kMmaAsync && nany)
 					fetch((int)b ^ 1, nany);
 			}
