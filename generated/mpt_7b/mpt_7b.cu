@@ -1752,8 +1752,9 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	// kDecRows rows.
 	const long long rows = (long long)lq * (qheads / kvheads);
 	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
-	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
-	const bool dec1 = (rows + seqs - 1) / seqs <= kDecOneRow;
+	const long long seq_rows = (rows + seqs - 1) / seqs;
+	const bool dec = seq_rows <= kDecMaxRows && aligned16(k) && aligned16(v);
+	const bool dec1 = seq_rows <= kDecOneRow;
 	if (dec) {
 		tile = dec1 ? 1 : kDecRows;
 		target = kDecTargetBlocks;

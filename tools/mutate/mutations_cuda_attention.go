@@ -162,7 +162,7 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn mma: the keys some row sees taken from the first warp's rows", "templates/attention_mma.cu.tmpl", "",
 		"seen_keys |= anyw[x];", "seen_keys |= anyw[0];", "cuda attention mma", 0},
 	{"cuda attn mma: a GQA decode call never on the tensor cores", "templates/attention_launch.cu.tmpl", "",
-		"(rows + seqs - 1) / seqs >= kDecMmaRows;", "(rows + seqs - 1) / seqs > kDecMmaRows + 64;", "cuda attention mma chosen", 0},
+		"seq_rows >= kDecMmaRows;", "seq_rows > kDecMmaRows + 64;", "cuda attention mma chosen", 0},
 	{"cuda attn mma: the decode kernel launched for a decode call the tensor cores took", "templates/attention_launch.cu.tmpl", "",
 		"if (dec{{if .AttnForm.MMA}} && !mma{{end}}) {", "if (dec) {", "cuda attention mma chosen", 0},
 	{"cuda attn mma: the launcher never picks the tensor-core kernel", "templates/attention_launch.cu.tmpl", "",

@@ -754,6 +754,18 @@ __device__ __forceinline__ void attn_rope_turn(float &x0, float &x1, float c, fl
 	x1 = ld(&r1);
 }
 
+// attn_rope_dims gives the dims a and b of pair u (interleaved: 2u, 2u + 1).
+__device__ __forceinline__ void attn_rope_dims(int u, int &a, int &b) {
+	a = 2 * u;
+	b = 2 * u + 1;
+}
+
+// attn_rope_key_ids is the ids of the key entries: none (no M-RoPE).
+__device__ __forceinline__ const int *attn_rope_key_ids(const attn_term_args &a) {
+	(void)a;
+	return (const int *)0;
+}
+
 // attn_rope_row loads unit u of a row (above).
 __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *dst, const store_t *src, const int *ids, long long pos,
                                               long long tok, int u, bool rotate) {
@@ -762,7 +774,8 @@ __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *ds
 		dst[e] = ld(src + e);
 		return;
 	}
-	const int a = 2 * u, b = 2 * u + 1;
+	int a, b;
+	attn_rope_dims(u, a, b);
 	float x0 = ld(src + a), x1 = ld(src + b);
 	if (rotate) {
 		float s, c;
@@ -805,18 +818,17 @@ __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_sm
 template <class Key>
 __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, const attn_term_args &a, const float *steps, float *dst,
                                                    int n, int u, Key key) {
-	if (u >= kPairs) {
-		const int e = kRotaryDim + (u - kPairs);
+	const int *ids = attn_rope_key_ids(a);
+	if (u >= kPairs) { // a dim past the rotary ones: copied
 		for (int c = 0; c < n; ++c) {
 			const AttnKeyRow r = key(c);
 			if (r.pos >= 0)
-				dst[c * kAttnDim + e] = ld(r.src + e);
+				attn_rope_row(t, dst + c * kAttnDim, r.src, ids, r.pos, r.tok, u, false);
 		}
 		return;
 	}
-	const int *ids = (const int *)0;
-	(void)a;
-	const int ia = 2 * u, ib = 2 * u + 1;
+	int ia, ib;
+	attn_rope_dims(u, ia, ib);
 	bool based = false;
 	long long p0 = 0;
 	float c0 = 1.0f, s0 = 0.0f;
@@ -847,8 +859,7 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 // attn_term_load loads unit u of key entry tok at pos.
 __device__ __forceinline__ void attn_term_load(const attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
                                                long long pos, long long tok, int u, bool rotate) {
-	attn_rope_row(t, dst, src, (const int *)0, pos, tok, u, rotate);
-	(void)a;
+	attn_rope_row(t, dst, src, attn_rope_key_ids(a), pos, tok, u, rotate);
 }
 
 // attn_term_load_q loads unit u of query tok at pos, always rotated.
@@ -1685,8 +1696,9 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	// kDecRows rows.
 	const long long rows = (long long)lq * (qheads / kvheads);
 	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
-	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
-	const bool dec1 = (rows + seqs - 1) / seqs <= kDecOneRow;
+	const long long seq_rows = (rows + seqs - 1) / seqs;
+	const bool dec = seq_rows <= kDecMaxRows && aligned16(k) && aligned16(v);
+	const bool dec1 = seq_rows <= kDecOneRow;
 	if (dec) {
 		tile = dec1 ? 1 : kDecRows;
 		target = kDecTargetBlocks;
