@@ -132,7 +132,7 @@ func TestAttentionMMAChosen(t *testing.T) {
 			k.Attention(make([]float32, row), data(row), data(lk*row), data(lk*row), nil, []int32{lk - 1}, kv, o)
 			used("decode", false)
 			// One query over a KV head shared by all 6 heads: 6 rows per KV
-			// head, from POSENC_ATTN_DECODE_MMA_ROWS (4) on the tensor cores.
+			// head, from POSENC_ATTN_DECODE_MMA_ROWS (5) on the tensor cores.
 			og := o
 			og.KVHeads = 1
 			k.Attention(make([]float32, row), data(row), data(lk*hd), data(lk*hd), nil, []int32{lk - 1}, kv, og)

@@ -1276,15 +1276,15 @@ constexpr int kDecStepFloats = kDecRun > 1 ? 2 * (kDecRun - 1) * kAttnStepUnits 
 constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
 #ifndef POSENC_ATTN_DECODE_MMA_ROWS
 // A decode call of at least this many rows per KV head and sequence (a GQA
-// group of 4 or more query heads) runs the tensor-core kernel instead,
-// where the spec has it (bf16) and the device can: this kernel forms every
-// row's q·k and p·v by FMA, with shuffles, unpacking and each key lane's
-// copy of the score: about 100 warp instructions a bf16 key (512 bytes
-// of k and v at head dim 128) at 4 rows, so the SMs' issue rate, not HBM,
-// bounds it (a count, not a measurement; vLLM turns on FlashInfer's
-// tensor-core decode for groups above 4, num_qo_heads // num_kv_heads >
-// 4). Define it (-D) to change that; 0 never does.
-#define POSENC_ATTN_DECODE_MMA_ROWS 4
+// group of more query heads than one of this kernel's tiles holds, 5 or
+// more) runs the tensor-core kernel instead, where the spec has it (bf16)
+// and the device can. At 4 rows this kernel won on an H100 (docs/gpu.md,
+// 2026-11-28: 803 against 740 GB/s rotated, 534 against 223 with rope
+// inside); past 4 rows it would read the group's k and v once per tile of
+// 4 rows, the tensor cores once (vLLM turns on FlashInfer's tensor-core
+// decode for groups above 4, num_qo_heads // num_kv_heads > 4). Define it
+// (-D) to change that; 0 never does.
+#define POSENC_ATTN_DECODE_MMA_ROWS 5
 #endif
 constexpr long long kDecMmaRows = POSENC_ATTN_DECODE_MMA_ROWS;
 #ifndef POSENC_ATTN_DECODE_ONE_ROW

@@ -1179,15 +1179,15 @@ constexpr int kDecStepFloats = kDecRun > 1 ? 2 * (kDecRun - 1) * kAttnStepUnits 
 constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
 #ifndef POSENC_ATTN_DECODE_MMA_ROWS
 // A decode call of at least this many rows per KV head and sequence (a GQA
-// group of 4 or more query heads) runs the tensor-core kernel instead,
-// where the spec has it (bf16) and the device can: this kernel forms every
-// row's q·k and p·v by FMA, with shuffles, unpacking and each key lane's
-// copy of the score: about 100 warp instructions a bf16 key (512 bytes
-// of k and v at head dim 128) at 4 rows, so the SMs' issue rate, not HBM,
-// bounds it (a count, not a measurement; vLLM turns on FlashInfer's
-// tensor-core decode for groups above 4, num_qo_heads // num_kv_heads >
-// 4). Define it (-D) to change that; 0 never does.
-#define POSENC_ATTN_DECODE_MMA_ROWS 4
+// group of more query heads than one of this kernel's tiles holds, 5 or
+// more) runs the tensor-core kernel instead, where the spec has it (bf16)
+// and the device can. At 4 rows this kernel won on an H100 (docs/gpu.md,
+// 2026-11-28: 803 against 740 GB/s rotated, 534 against 223 with rope
+// inside); past 4 rows it would read the group's k and v once per tile of
+// 4 rows, the tensor cores once (vLLM turns on FlashInfer's tensor-core
+// decode for groups above 4, num_qo_heads // num_kv_heads > 4). Define it
+// (-D) to change that; 0 never does.
+#define POSENC_ATTN_DECODE_MMA_ROWS 5
 #endif
 constexpr long long kDecMmaRows = POSENC_ATTN_DECODE_MMA_ROWS;
 #ifndef POSENC_ATTN_DECODE_ONE_ROW
@@ -1690,6 +1690,35 @@ posenc_mistral_7b_attention_combine_kernel(store_t *__restrict__ out, const floa
 	}
 }
 
+// posenc_mistral_7b_attention_rotate_kernel writes the rows of k
+// ([lk][kvheads][kAttnDim], krows of them) into kr turned as the kernels of
+// the rope-inside form turn a key (attn_term_load at kpos[j], the frequencies at max_pos, each row rounded as
+// apply stores it); a padding key's row (kpos < 0, never seen) is copied.
+// Blocks stride over tiles of kRotRows rows, staged in f32 through shared
+// memory so that the stores are whole rows.
+constexpr int kRotRows = 8;
+constexpr int kRotThreads = 128;
+__global__ void __launch_bounds__(kRotThreads)
+posenc_mistral_7b_attention_rotate_kernel(store_t *__restrict__ kr, const store_t *__restrict__ k, const attn_term_args targs,
+                                  const int *__restrict__ kpos, long long krows, int kvheads, int max_pos) {
+	__shared__ float s_row[kRotRows * kAttnDim];
+	__shared__ attn_term_smem s_term;
+	attn_term_init(s_term, max_pos);
+	__syncthreads();
+	for (long long r0 = (long long)blockIdx.x * kRotRows; r0 < krows; r0 += (long long)gridDim.x * kRotRows) {
+		const int n = krows - r0 < kRotRows ? (int)(krows - r0) : kRotRows;
+		for (int e = threadIdx.x; e < n * kAttnTermUnits; e += kRotThreads) {
+			const int c = e / kAttnTermUnits, u = e - c * kAttnTermUnits;
+			const long long r = r0 + c, j = r / kvheads, p = kpos[j];
+			attn_term_load(s_term, targs, s_row + c * kAttnDim, k + r * kAttnDim, p, j, u, p >= 0);
+		}
+		__syncthreads();
+		for (int e = threadIdx.x; e < n * kAttnDim; e += kRotThreads)
+			st(kr + r0 * kAttnDim + e, s_row[e]);
+		__syncthreads(); // the stores have read s_row
+	}
+}
+
 namespace {
 
 // attn_launch checks the arguments (before any launch, in 64-bit
@@ -1740,6 +1769,30 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		tile = dec1 ? 1 : kDecRows;
 		target = kDecTargetBlocks;
 		min_chunk = kDecMinChunk;
+	}
+	// Rope inside, unpaged, with more rows per KV head than a tile (a
+	// prefill): the main and tensor-core kernels turn every key of an item's
+	// tiles, so each key would be turned once per tile of rows. k is turned
+	// once instead, into a workspace from cudaMallocAsync on stream (the
+	// rotate kernel, as the tiles turn it), and the call runs as the
+	// rotated form over it; without the workspace, or where its bytes would
+	// not fit 63 bits, the tiles turn the keys. The paged form and the decode
+	// kernel (its tile holds every row of a KV head) turn them in the tiles.
+	if (ROTATE_K && !PAGED && lk > 0 && !dec && (long long)lq * (qheads / kvheads) > tile &&
+	    krows <= lim / (long long)sizeof(store_t)) {
+		void *kr = nullptr;
+		if (cudaMallocAsync(&kr, (size_t)(krows * kAttnDim) * sizeof(store_t), stream) == cudaSuccess) {
+			const long long rt = (krows + kRotRows - 1) / kRotRows;
+			POSENC_LAUNCH(posenc_mistral_7b_attention_rotate_kernel, dim3((unsigned int)(rt < kAttnMaxBlocks ? rt : kAttnMaxBlocks)),
+			              dim3(kRotThreads), 0, stream, (store_t *)kr, k, targs, kpos, krows, kvheads, max_pos);
+			cudaError_t err = cudaGetLastError();
+			if (err == cudaSuccess)
+				err = attn_launch<false, false>(out, q, (const store_t *)kr, v, targs, qpos, kpos, q_start, slots, k_start, lq, lk,
+				                                nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos, stream);
+			const cudaError_t ferr = cudaFreeAsync(kr, stream);
+			return err != cudaSuccess ? err : ferr;
+		}
+		(void)cudaGetLastError(); // the failed allocation's error: the tiles turn the keys
 	}
 	// Items of one split: (query tile, KV head), with the paged tile bound
 	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and

@@ -167,6 +167,15 @@ var cudaAttentionMutations = []Mutation{
 		"if (dec{{if .AttnForm.MMA}} && !mma{{end}}) {", "if (dec) {", "cuda attention mma chosen", 0},
 	{"cuda attn mma: the launcher never picks the tensor-core kernel", "templates/attention_launch.cu.tmpl", "",
 		"const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA &&", "const bool mma = (dec && !dec_mma) && POSENC_ATTN_MMA &&", "cuda attention mma chosen", 0},
+	// Rope inside, prefill: k turned once into a workspace (attn_launch).
+	{"cuda attn rope: the pre-turned keys left unturned", "templates/attention_launch.cu.tmpl", "",
+		"k + r * kAttnDim, p, j, u, p >= 0);", "k + r * kAttnDim, p, j, u, false);", "verify cuda llama2_7b", 0},
+	{"cuda attn rope: a pre-turned row at the position of entry r, not its key's", "templates/attention_launch.cu.tmpl", "",
+		"const long long r = r0 + c, j = r / kvheads, p = kpos[j];", "const long long r = r0 + c, j = r / kvheads, p = kpos[r % (j + 1)];", "verify cuda llama2_7b", 0},
+	{"cuda attn rope: the pre-turned keys at the frequencies of seq_len 0", "templates/attention_launch.cu.tmpl", "posenc_{{.Name}}_attention_rotate_kernel(store_t *__restrict__ kr,",
+		"attn_term_init(s_term, max_pos);", "attn_term_init(s_term, 0);", "verify cuda grope_longrope", 0},
+	{"cuda attn rope: the rotated form run over k, not the pre-turned rows", "templates/attention_launch.cu.tmpl", "",
+		"err = attn_launch<false, false>(out, q, (const store_t *)kr, v,", "err = attn_launch<false, false>(out, q, k, v,", "cuda attention mma rope", 0},
 	// 16-bit storage for the bias families (gen/cuda's gate).
 	{"cuda attn 16-bit: alibi's f16/bf16 specs lose the attention form", "gen/cuda/attention.go", "",
 		`b.DType != "f32" && family != "rope" && family != "alibi" && family != "rpe_bias"`, `b.DType != "f32" && family != "rope" && family != "rpe_bias"`, "cudahost attention16 bias", 0},
