@@ -254,6 +254,15 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 		}
 	}
 	special(fmt.Sprintf("decode lq=1 lk=%d with padding", len(kp)), q, kp, opt(heads[min(1, len(heads)-1)], true, 0, scale), 1, 1, false, StorageF32)
+	// More query rows per KV head than a decode tile holds, ≈ 2^31 after
+	// their keys: ALiBi's shifts from the main and tensor-core kernels. Keys
+	// 0 … 39 (a run: the nearest is its last key), then the same with keys
+	// 35, 37 and 39 moved next to the queries (no longer a run; the nearest
+	// keys are in the odd lanes of 8 or 2 lanes sharing a row).
+	q, kp = attnPositions(r, "far after a run", 20, 40)
+	special("far after a run lq=20 lk=40 causal", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32)
+	q, kp = attnPositions(r, "far keys, near odd", 20, 40)
+	special("far keys, near odd lq=20 lk=40", q, kp, opt(full, false, 0, scale), 1, 1, false, StorageF32)
 
 	if st != StorageF32 {
 		for i := range cases {
@@ -298,6 +307,10 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 		paged := func(o AttentionOptions) []float32 { return tableFor(o, []int32{700}, []int32{0}, 0) }
 		attnPaged(rep, s, k, r, paged(opt(gqa, true, 0, scale)), opt(gqa, true, 0, scale), "causal", st)
 		attnPaged(rep, s, k, r, paged(opt(full, false, 40, scale)), opt(full, false, 40, scale), "window=40", st)
+		// A long prefill chunk (and a decode row beside it): more rows per
+		// sequence than a tile of any kernel, which GPU launchers meet with
+		// the keys turned once ahead (rope inside).
+		attnPaged(rep, s, k, r, paged(opt(gqa, true, 0, scale)), opt(gqa, true, 0, scale), "long prefill", st, attnLongPaged...)
 	}
 	attnPanics(rep, s, k, r, table)
 	return rep

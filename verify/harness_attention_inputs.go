@@ -67,6 +67,21 @@ func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32)
 		for i := range qpos {
 			qpos[i] = int32(math.MaxInt32 - i)
 		}
+	case "far after a run", "far keys, near odd": // keys 0, 1, … (no padding), queries from 2^31−1 down
+		for j := range kpos {
+			kpos[j] = int32(j)
+			// Three near keys just before every query, at odd places among
+			// the last six (j = lk−5, lk−3, lk−1 for an even lk): the rows'
+			// nearest, in lanes of odd rank of a kernel that deals a row's
+			// keys to 2 or 8 lanes in turn, the weighty keys whose biases
+			// only a shift from them keeps apart.
+			if scheme == "far keys, near odd" && j >= lk-6 && (lk-1-j)%2 == 0 {
+				kpos[j] = int32(math.MaxInt32 - int64(lq) - int64(lk-1-j))
+			}
+		}
+		for i := range qpos {
+			qpos[i] = int32(math.MaxInt32 - i)
+		}
 	default:
 		panic("verify: unknown attention scheme " + scheme)
 	}

@@ -8,19 +8,31 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// attnPaged runs the paged form on seven sequences — a prefill chunk, an
-// empty one, a decode row, a prefill from 0 with padding, a sequence with
-// keys but no query, one near 2^31−1 and a decode row over 300 keys (441
-// keys in all: enough for a GPU kernel to split the keys, as in
-// flash-decoding) — in a cache with 41 unused slots holding NaN, the used
-// ones permuted.
-func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32, o AttentionOptions, what string, st Storage) {
+// attnSeq is a sequence of a paged call: its position scheme
+// (attnPositions), queries and keys.
+type attnSeq struct {
+	scheme string
+	lq, lk int
+}
+
+// attnMixedPaged are seven sequences — a prefill chunk, an empty one, a
+// decode row, a prefill from 0 with padding, a sequence with keys but no
+// query, one near 2^31−1 and a decode row over 300 keys (441 keys in all:
+// enough for a GPU kernel to split the keys, as in flash-decoding).
+var attnMixedPaged = []attnSeq{{"prefill", 3, 40}, {"prefill", 0, 0}, {"decode", 1, 70}, {"prefill", 5, 5}, {"random", 0, 9}, {"near 2^31−1", 2, 17}, {"decode", 1, 300}}
+
+// attnLongPaged are a prefill chunk of 70 queries over 80 keys and a
+// decode row over 30.
+var attnLongPaged = []attnSeq{{"prefill", 70, 80}, {"decode", 1, 30}}
+
+// attnPaged runs the paged form on seqs (attnMixedPaged when none are
+// given) in a cache with 41 unused slots holding NaN, the used ones
+// permuted.
+func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32, o AttentionOptions, what string, st Storage, seqs ...attnSeq) {
 	hd := k.HeadDim
-	type seq struct {
-		scheme string
-		lq, lk int
+	if len(seqs) == 0 {
+		seqs = attnMixedPaged
 	}
-	seqs := []seq{{"prefill", 3, 40}, {"prefill", 0, 0}, {"decode", 1, 70}, {"prefill", 5, 5}, {"random", 0, 9}, {"near 2^31−1", 2, 17}, {"decode", 1, 300}}
 	var qpos, kpos []int32
 	qStart, kStart := []int32{0}, []int32{0}
 	for _, sq := range seqs {

@@ -695,21 +695,80 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
 }
 
-// attn_nearest is the distance from a query at qp to its nearest unmasked
-// key of [j0, j1) (0 when it has none): the shift of a row's ALiBi bias
-// (kAttnShift). PAGED: a key whose slot is outside the cache is padding.
-template <bool PAGED>
-__device__ __forceinline__ long long attn_nearest(long long qp, long long j0, long long j1, const int *kpos, const int *slots,
-                                                  long long cache_slots, int causal, int window) {
-	long long best = -1;
-	for (long long j = j0; j < j1; ++j) {
-		const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-		if (!attn_masked(qp, kp, causal, window)) {
-			const long long d = qp - kp < 0 ? kp - qp : qp - kp;
-			best = best < 0 || d < best ? d : best;
+// attn_nearest_rows writes shift[r], the distance from row r's query at
+// qp[r] to its nearest unmasked key of [j0, j1) (0 when it has none), for
+// r < nrows: the shifts of the rows' ALiBi biases (kAttnShift). PAGED: a
+// key whose slot is outside the cache is padding. Every thread of the
+// block (THREADS) calls it, block-uniformly; flag is an int of shared
+// memory it may write, and the caller's barrier orders the stores to
+// shift before their reads (the item's first barrier, before any other use
+// of flag). Two ways, with the same result:
+//   - keys that are consecutive positions a, a + 1, …, b, none padding
+//     (every thread checks a stride of them; a prefill's or a decode
+//     step's keys): the row's visible keys are the positions in [lo, hi],
+//     lo = max(a, qp − window + 1) (window > 0), hi = min(b, qp) (causal),
+//     and the distance is 0 inside, else to the nearer end: O(1) a row;
+//   - any others: THREADS / ROWS lanes (at most 32) of one warp share a
+//     row, each a stride of the keys, in 32-bit arithmetic (positions are
+//     int32, so |qp − kp| < 2^32 is exact modulo 2^32 in the right order),
+//     their minima reduced by shuffles.
+template <bool PAGED, int ROWS, int THREADS>
+__device__ __forceinline__ void attn_nearest_rows(long long *shift, const long long *qp, int nrows, long long j0, long long j1,
+                                                  const int *kpos, const int *slots, long long cache_slots, int causal, int window,
+                                                  int &flag) {
+	constexpr int kPer = THREADS / ROWS < 32 ? THREADS / ROWS : 32;
+	static_assert(ROWS >= 1 && ROWS <= THREADS && THREADS % ROWS == 0 && THREADS % 32 == 0 && (kPer & (kPer - 1)) == 0,
+	              "attn_nearest_rows: rows must divide the block into whole lane groups");
+	const int tid = threadIdx.x;
+	const long long a = j1 > j0 ? (long long)kpos[j0] : 0;
+	bool run = a >= 0;
+	for (long long j = j0 + tid; run && j < j1; j += THREADS)
+		run = (long long)kpos[j] == a + (j - j0) && (!PAGED || (unsigned long long)slots[j] < (unsigned long long)cache_slots);
+	if (tid == 0)
+		flag = 1;
+	__syncthreads();
+	if (!run)
+		flag = 0;
+	__syncthreads();
+	if (flag != 0) { // block-uniform
+		const long long b = a + (j1 - j0) - 1;
+		for (int r = tid; r < nrows; r += THREADS) {
+			const long long q = qp[r];
+			long long lo = a, hi = b;
+			if (causal && hi > q)
+				hi = q;
+			if (window > 0 && lo < q - window + 1)
+				lo = q - window + 1;
+			shift[r] = lo > hi ? 0 : q < lo ? lo - q : q > hi ? q - hi : 0;
+		}
+		return;
+	}
+	const int r = tid / kPer, part = tid % kPer;
+	unsigned int best = 0u, found = 0u;
+	if (r < nrows) {
+		const int q = (int)qp[r];
+		for (long long j = j0 + part; j < j1; j += kPer) {
+			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+			const bool ge = q >= kp;
+			const unsigned int d = ge ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			// attn_masked's rules: padding; causal, kp > qp; a window, qp − kp ≥ window
+			// (qp − kp = d when ge, else negative).
+			if (kp >= 0 && (ge || !causal) && (window <= 0 || !ge || d < (unsigned int)window) && (!found || d < best)) {
+				best = d;
+				found = 1u;
+			}
 		}
 	}
-	return best < 0 ? 0 : best;
+#pragma unroll
+	for (int o = kPer / 2; o > 0; o >>= 1) { // the row's lanes: adjacent, kPer of them
+		const unsigned int ob = __shfl_xor_sync(0xffffffffu, best, o), of = __shfl_xor_sync(0xffffffffu, found, o);
+		if (of && (!found || ob < best)) {
+			best = ob;
+			found = 1u;
+		}
+	}
+	if (r < nrows && part == 0)
+		shift[r] = found ? (long long)best : 0;
 }
 
 // The rope term: rows are loaded rotated as by apply (sincos_angle of the
@@ -935,6 +994,7 @@ posenc_grope_llama3_attention_kernel(store_t *__restrict__ out, const store_t *_
 	__shared__ int s_kp[kAttnKeys], s_vp[kAttnKeys];
 	__shared__ long long s_kr[kAttnKeys]; // the key's row of k and v (its slot when PAGED)
 	__shared__ attn_term_smem s_term;
+	__shared__ int s_flag; // attn_nearest_rows'
 	const int tid = threadIdx.x;
 	attn_term_init(s_term, max_pos);
 	const int grp = qheads / kvheads;
@@ -976,8 +1036,8 @@ posenc_grope_llama3_attention_kernel(store_t *__restrict__ out, const store_t *_
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
-		if (kAttnShift && tid < nrows) // biases relative to the nearest key (docs/design/attention.md, "Bound")
-			s_shift[tid] = attn_nearest<PAGED>(s_qp[tid], j0, j1, kpos, slots, cache_slots, causal, window);
+		if (kAttnShift) // biases relative to the nearest key (docs/design/attention.md, "Bound")
+			attn_nearest_rows<PAGED, kAttnRows, kAttnThreads>(s_shift, s_qp, nrows, j0, j1, kpos, slots, cache_slots, causal, window, s_flag);
 		float acc[kAttnAcc];
 #pragma unroll
 		for (int c = 0; c < kAttnAcc; ++c)
@@ -1658,31 +1718,69 @@ posenc_grope_llama3_attention_combine_kernel(store_t *__restrict__ out, const fl
 	}
 }
 
-// posenc_grope_llama3_attention_rotate_kernel writes the rows of k
-// ([lk][kvheads][kAttnDim], krows of them) into kr turned as the kernels of
-// the rope-inside form turn a key (attn_term_load at kpos[j], the frequencies at max_pos, each row rounded as
-// apply stores it); a padding key's row (kpos < 0, never seen) is copied.
-// Blocks stride over tiles of kRotRows rows, staged in f32 through shared
-// memory so that the stores are whole rows.
+#ifndef POSENC_ATTN_TURN_ONCE_BYTES
+// The most bytes of workspace attn_launch takes to turn a rope-inside
+// call's keys once (below); a call that would need more turns them in the
+// tiles. Define it (-D) to change that; 0 never turns them ahead.
+#define POSENC_ATTN_TURN_ONCE_BYTES (256ll << 20)
+#endif
+constexpr long long kAttnTurnOnceBytes = POSENC_ATTN_TURN_ONCE_BYTES;
+
+// posenc_grope_llama3_attention_rotate_kernel writes key entry j's rows of k
+// (row j of [lk][kvheads][kAttnDim]; PAGED: row slots[j] of the cache)
+// into kr at [j][kvheads] turned as the kernels of the rope-inside form
+// turn a key (attn_term_load at kpos[j], the
+// frequencies at max_pos, each row rounded as apply stores it); a padding
+// key's row (kpos < 0, never seen) is copied. PAGED: it also copies the
+// entry's v rows into vr at the same place and writes sl[j] = j, or −1
+// for a slot outside the cache (padding: neither cache is read, nor the
+// entry's rows written), so that kr, vr and sl are a cache of lk slots
+// that the rotated paged form reads as the call's caches and slots. Blocks
+// stride over tiles of kRotRows rows, staged in f32 through shared memory.
 constexpr int kRotRows = 8;
 constexpr int kRotThreads = 128;
+
+// attn_turn_src is the row of k (and v) that row r of kr takes, −1 for a
+// padding slot (PAGED).
+template <bool PAGED>
+__device__ __forceinline__ long long attn_turn_src(long long r, const int *slots, long long cache_slots, int kvheads) {
+	if (!PAGED)
+		return r;
+	const long long j = r / kvheads, slot = slots[j];
+	return (unsigned long long)slot < (unsigned long long)cache_slots ? slot * kvheads + (r - j * kvheads) : -1;
+}
+
+template <bool PAGED>
 __global__ void __launch_bounds__(kRotThreads)
-posenc_grope_llama3_attention_rotate_kernel(store_t *__restrict__ kr, const store_t *__restrict__ k, const attn_term_args targs,
-                                  const int *__restrict__ kpos, long long krows, int kvheads, int max_pos) {
+posenc_grope_llama3_attention_rotate_kernel(store_t *__restrict__ kr, store_t *__restrict__ vr, int *__restrict__ sl,
+                                  const store_t *__restrict__ k, const store_t *__restrict__ v, const attn_term_args targs,
+                                  const int *__restrict__ kpos, const int *__restrict__ slots, long long lk,
+                                  long long cache_slots, int kvheads, int max_pos) {
 	__shared__ float s_row[kRotRows * kAttnDim];
 	__shared__ attn_term_smem s_term;
 	attn_term_init(s_term, max_pos);
+	if (PAGED)
+		for (long long j = (long long)blockIdx.x * kRotThreads + threadIdx.x; j < lk; j += (long long)gridDim.x * kRotThreads)
+			sl[j] = (unsigned long long)(long long)slots[j] < (unsigned long long)cache_slots ? (int)j : -1;
 	__syncthreads();
+	const long long krows = lk * kvheads;
 	for (long long r0 = (long long)blockIdx.x * kRotRows; r0 < krows; r0 += (long long)gridDim.x * kRotRows) {
 		const int n = krows - r0 < kRotRows ? (int)(krows - r0) : kRotRows;
 		for (int e = threadIdx.x; e < n * kAttnTermUnits; e += kRotThreads) {
 			const int c = e / kAttnTermUnits, u = e - c * kAttnTermUnits;
-			const long long r = r0 + c, j = r / kvheads, p = kpos[j];
-			attn_term_load(s_term, targs, s_row + c * kAttnDim, k + r * kAttnDim, p, j, u, p >= 0);
+			const long long r = r0 + c, j = r / kvheads, p = kpos[j], src = attn_turn_src<PAGED>(r, slots, cache_slots, kvheads);
+			if (src >= 0)
+				attn_term_load(s_term, targs, s_row + c * kAttnDim, k + src * kAttnDim, p, j, u, p >= 0);
 		}
 		__syncthreads();
-		for (int e = threadIdx.x; e < n * kAttnDim; e += kRotThreads)
-			st(kr + r0 * kAttnDim + e, s_row[e]);
+		for (int e = threadIdx.x; e < n * kAttnDim; e += kRotThreads) {
+			const long long src = attn_turn_src<PAGED>(r0 + e / kAttnDim, slots, cache_slots, kvheads);
+			if (src >= 0) {
+				st(kr + r0 * kAttnDim + e, s_row[e]);
+				if (PAGED)
+					vr[r0 * kAttnDim + e] = v[src * kAttnDim + e % kAttnDim];
+			}
+		}
 		__syncthreads(); // the stores have read s_row
 	}
 }
@@ -1738,29 +1836,41 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		target = kDecTargetBlocks;
 		min_chunk = kDecMinChunk;
 	}
-	// Rope inside, unpaged, with more rows per KV head than a tile (a
-	// prefill): the main and tensor-core kernels turn every key of an item's
-	// tiles, so each key would be turned once per tile of rows. k is turned
-	// once instead, into a workspace from cudaMallocAsync on stream (the
-	// rotate kernel, as the tiles turn it), and the call runs as the
-	// rotated form over it; without the workspace, or where its bytes would
-	// not fit 63 bits, the tiles turn the keys. The paged form and the decode
-	// kernel (its tile holds every row of a KV head) turn them in the tiles.
-	if (ROTATE_K && !PAGED && lk > 0 && !dec && (long long)lq * (qheads / kvheads) > tile &&
-	    krows <= lim / (long long)sizeof(store_t)) {
-		void *kr = nullptr;
-		if (cudaMallocAsync(&kr, (size_t)(krows * kAttnDim) * sizeof(store_t), stream) == cudaSuccess) {
-			const long long rt = (krows + kRotRows - 1) / kRotRows;
-			POSENC_LAUNCH(posenc_grope_llama3_attention_rotate_kernel, dim3((unsigned int)(rt < kAttnMaxBlocks ? rt : kAttnMaxBlocks)),
-			              dim3(kRotThreads), 0, stream, (store_t *)kr, k, targs, kpos, krows, kvheads, max_pos);
-			cudaError_t err = cudaGetLastError();
-			if (err == cudaSuccess)
-				err = attn_launch<false, false>(out, q, (const store_t *)kr, v, targs, qpos, kpos, q_start, slots, k_start, lq, lk,
-				                                nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos, stream);
-			const cudaError_t ferr = cudaFreeAsync(kr, stream);
-			return err != cudaSuccess ? err : ferr;
+	// Rope inside, where the kernel would turn a key more than once or off
+	// its prefetch: a call with more rows per KV head and sequence than a
+	// tile (a prefill; the main and tensor-core kernels turn every key tile
+	// of an item, so once per tile of rows), or a GQA decode on the tensor
+	// cores (whose turned keys skip the cp.async prefetch). The keys are
+	// turned once instead, into a workspace from cudaMallocAsync on stream
+	// (…_attention_rotate_kernel, as the tiles turn them; paged, with the
+	// entries' v rows and slots, a cache of lk slots), and the call runs as
+	// the rotated form over it. Without the workspace, or where it would
+	// exceed kAttnTurnOnceBytes, the tiles turn the keys.
+	{
+		const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
+		const long long trows = ((long long)lq * (qheads / kvheads) + seqs - 1) / seqs;
+		const bool ahead = ROTATE_K && lk > 0 && ((!dec && trows > tile));
+		const long long row_bytes = (PAGED ? 2 : 1) * kAttnDim * (long long)sizeof(store_t);
+		if (ahead && krows <= kAttnTurnOnceBytes / row_bytes) {
+			const size_t kbytes = (size_t)(krows * kAttnDim) * sizeof(store_t);
+			void *ws_turn = nullptr;
+			if (cudaMallocAsync(&ws_turn, PAGED ? 2 * kbytes + (size_t)lk * sizeof(int) : kbytes, stream) == cudaSuccess) {
+				store_t *const kr = (store_t *)ws_turn, *const vr = PAGED ? kr + krows * kAttnDim : nullptr;
+				int *const sl = PAGED ? (int *)(vr + krows * kAttnDim) : nullptr;
+				const long long rt = (krows + kRotRows - 1) / kRotRows;
+				POSENC_LAUNCH(posenc_grope_llama3_attention_rotate_kernel<PAGED>, dim3((unsigned int)(rt < kAttnMaxBlocks ? rt : kAttnMaxBlocks)),
+				              dim3(kRotThreads), 0, stream, kr, vr, sl, k, v, targs, kpos, slots, (long long)lk, cache_slots, kvheads,
+				              max_pos);
+				cudaError_t err = cudaGetLastError();
+				if (err == cudaSuccess)
+					err = attn_launch<false, PAGED>(out, q, kr, PAGED ? vr : v, targs, qpos, kpos, q_start, PAGED ? sl : slots, k_start,
+					                                lq, lk, nseq, PAGED ? (long long)lk : cache_slots, qheads, kvheads, scale, causal,
+					                                window, max_pos, stream);
+				const cudaError_t ferr = cudaFreeAsync(ws_turn, stream);
+				return err != cudaSuccess ? err : ferr;
+			}
+			(void)cudaGetLastError(); // the failed allocation's error: the tiles turn the keys
 		}
-		(void)cudaGetLastError(); // the failed allocation's error: the tiles turn the keys
 	}
 	// Items of one split: (query tile, KV head), with the paged tile bound
 	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and

@@ -636,21 +636,80 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
 }
 
-// attn_nearest is the distance from a query at qp to its nearest unmasked
-// key of [j0, j1) (0 when it has none): the shift of a row's ALiBi bias
-// (kAttnShift). PAGED: a key whose slot is outside the cache is padding.
-template <bool PAGED>
-__device__ __forceinline__ long long attn_nearest(long long qp, long long j0, long long j1, const int *kpos, const int *slots,
-                                                  long long cache_slots, int causal, int window) {
-	long long best = -1;
-	for (long long j = j0; j < j1; ++j) {
-		const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-		if (!attn_masked(qp, kp, causal, window)) {
-			const long long d = qp - kp < 0 ? kp - qp : qp - kp;
-			best = best < 0 || d < best ? d : best;
+// attn_nearest_rows writes shift[r], the distance from row r's query at
+// qp[r] to its nearest unmasked key of [j0, j1) (0 when it has none), for
+// r < nrows: the shifts of the rows' ALiBi biases (kAttnShift). PAGED: a
+// key whose slot is outside the cache is padding. Every thread of the
+// block (THREADS) calls it, block-uniformly; flag is an int of shared
+// memory it may write, and the caller's barrier orders the stores to
+// shift before their reads (the item's first barrier, before any other use
+// of flag). Two ways, with the same result:
+//   - keys that are consecutive positions a, a + 1, …, b, none padding
+//     (every thread checks a stride of them; a prefill's or a decode
+//     step's keys): the row's visible keys are the positions in [lo, hi],
+//     lo = max(a, qp − window + 1) (window > 0), hi = min(b, qp) (causal),
+//     and the distance is 0 inside, else to the nearer end: O(1) a row;
+//   - any others: THREADS / ROWS lanes (at most 32) of one warp share a
+//     row, each a stride of the keys, in 32-bit arithmetic (positions are
+//     int32, so |qp − kp| < 2^32 is exact modulo 2^32 in the right order),
+//     their minima reduced by shuffles.
+template <bool PAGED, int ROWS, int THREADS>
+__device__ __forceinline__ void attn_nearest_rows(long long *shift, const long long *qp, int nrows, long long j0, long long j1,
+                                                  const int *kpos, const int *slots, long long cache_slots, int causal, int window,
+                                                  int &flag) {
+	constexpr int kPer = THREADS / ROWS < 32 ? THREADS / ROWS : 32;
+	static_assert(ROWS >= 1 && ROWS <= THREADS && THREADS % ROWS == 0 && THREADS % 32 == 0 && (kPer & (kPer - 1)) == 0,
+	              "attn_nearest_rows: rows must divide the block into whole lane groups");
+	const int tid = threadIdx.x;
+	const long long a = j1 > j0 ? (long long)kpos[j0] : 0;
+	bool run = a >= 0;
+	for (long long j = j0 + tid; run && j < j1; j += THREADS)
+		run = (long long)kpos[j] == a + (j - j0) && (!PAGED || (unsigned long long)slots[j] < (unsigned long long)cache_slots);
+	if (tid == 0)
+		flag = 1;
+	__syncthreads();
+	if (!run)
+		flag = 0;
+	__syncthreads();
+	if (flag != 0) { // block-uniform
+		const long long b = a + (j1 - j0) - 1;
+		for (int r = tid; r < nrows; r += THREADS) {
+			const long long q = qp[r];
+			long long lo = a, hi = b;
+			if (causal && hi > q)
+				hi = q;
+			if (window > 0 && lo < q - window + 1)
+				lo = q - window + 1;
+			shift[r] = lo > hi ? 0 : q < lo ? lo - q : q > hi ? q - hi : 0;
+		}
+		return;
+	}
+	const int r = tid / kPer, part = tid % kPer;
+	unsigned int best = 0u, found = 0u;
+	if (r < nrows) {
+		const int q = (int)qp[r];
+		for (long long j = j0 + part; j < j1; j += kPer) {
+			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+			const bool ge = q >= kp;
+			const unsigned int d = ge ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			// attn_masked's rules: padding; causal, kp > qp; a window, qp − kp ≥ window
+			// (qp − kp = d when ge, else negative).
+			if (kp >= 0 && (ge || !causal) && (window <= 0 || !ge || d < (unsigned int)window) && (!found || d < best)) {
+				best = d;
+				found = 1u;
+			}
 		}
 	}
-	return best < 0 ? 0 : best;
+#pragma unroll
+	for (int o = kPer / 2; o > 0; o >>= 1) { // the row's lanes: adjacent, kPer of them
+		const unsigned int ob = __shfl_xor_sync(0xffffffffu, best, o), of = __shfl_xor_sync(0xffffffffu, found, o);
+		if (of && (!found || ob < best)) {
+			best = ob;
+			found = 1u;
+		}
+	}
+	if (r < nrows && part == 0)
+		shift[r] = found ? (long long)best : 0;
 }
 
 // The rpe_full term (Shaw et al. 2018, eqs. 3–5): for the bucket row
@@ -782,6 +841,7 @@ posenc_gshaw_far_attention_kernel(store_t *__restrict__ out, const store_t *__re
 	__shared__ int s_kp[kAttnKeys], s_vp[kAttnKeys];
 	__shared__ long long s_kr[kAttnKeys]; // the key's row of k and v (its slot when PAGED)
 	__shared__ attn_term_smem s_term;
+	__shared__ int s_flag; // attn_nearest_rows'
 	const int tid = threadIdx.x;
 	attn_term_init(s_term, max_pos);
 	const int grp = qheads / kvheads;
@@ -823,8 +883,8 @@ posenc_gshaw_far_attention_kernel(store_t *__restrict__ out, const store_t *__re
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
-		if (kAttnShift && tid < nrows) // biases relative to the nearest key (docs/design/attention.md, "Bound")
-			s_shift[tid] = attn_nearest<PAGED>(s_qp[tid], j0, j1, kpos, slots, cache_slots, causal, window);
+		if (kAttnShift) // biases relative to the nearest key (docs/design/attention.md, "Bound")
+			attn_nearest_rows<PAGED, kAttnRows, kAttnThreads>(s_shift, s_qp, nrows, j0, j1, kpos, slots, cache_slots, causal, window, s_flag);
 		float acc[kAttnAcc];
 #pragma unroll
 		for (int c = 0; c < kAttnAcc; ++c)
