@@ -722,9 +722,13 @@ struct AttnKeyRow {
 };
 
 // attn_masked reports whether a key at kp is masked for a query at qp (the
-// contract's three rules, in 64-bit differences).
+// contract's three rules, whose differences are 64-bit): for int32
+// positions, as every caller's are, in 32-bit arithmetic, since qp − kp ≥ 0
+// exactly when qp ≥ kp, and is then their unsigned difference (< 2^32).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
-	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
+	const int q = (int)qp, k = (int)kp;
+	const bool ge = q >= k;
+	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
 // attn_nearest_rows writes shift[r], the distance from row r's query at

@@ -1068,9 +1068,13 @@ struct AttnKeyRow {
 };
 
 // attn_masked reports whether a key at kp is masked for a query at qp (the
-// contract's three rules, in 64-bit differences).
+// contract's three rules, whose differences are 64-bit): for int32
+// positions, as every caller's are, in 32-bit arithmetic, since qp − kp ≥ 0
+// exactly when qp ≥ kp, and is then their unsigned difference (< 2^32).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
-	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
+	const int q = (int)qp, k = (int)kp;
+	const bool ge = q >= k;
+	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
 // attn_nearest_rows writes shift[r], the distance from row r's query at
@@ -1213,12 +1217,24 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	attn_term_load(t, a, dst, src, pos, tok, u, true);
 }
 
+// attn_bucket_index is bucket_index(qp − kp) for int32 positions, in
+// 32-bit arithmetic: |qp − kp| < 2^32 is their difference modulo 2^32
+// taken in the right order, clamped to kSpan, then placed on its side of
+// kSpan (no 64-bit subtraction and clamp per score).
+__device__ __forceinline__ int attn_bucket_index(long long qp, long long kp) {
+	const int a = (int)qp, b = (int)kp;
+	const bool ge = a >= b;
+	const unsigned int d = ge ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+	const int c = d < (unsigned int)kSpan ? (int)d : kSpan;
+	return ge ? kSpan + c : kSpan - c;
+}
+
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &t, int h, long long qp, long long kp, long long,
                                                 const attn_term_args &a) {
-	const int x = h - t.h0;
+	const int x = h - t.h0, i = attn_bucket_index(qp, kp);
 	if (kAttnBiasSpan <= kAttnBiasCap && (unsigned int)x < (unsigned int)t.nh) // block-uniform: the rows' heads are the item's
-		return t.rows[x * kAttnBiasSpan + bucket_index(qp - kp)];
-	return ld(a.table + (size_t)h * kBuckets + bucket(qp - kp));
+		return t.rows[x * kAttnBiasSpan + i];
+	return ld(a.table + (size_t)h * kBuckets + bucket_map[i]);
 }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }

@@ -16,7 +16,7 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn: alibi split shift left out of the combine", "templates/attention_launch.cu.tmpl", "",
 		"(double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M)", "(double)ml[2 * s] - M)", "verify cuda bloom_7b1", 0},
 	{"cuda attn: causal mask hides the query's own position", "templates/attention.cu.tmpl", "",
-		"(causal && kp > qp)", "(causal && kp >= qp)", "verify cuda t5_base", 0},
+		"const bool ge = q >= k;", "const bool ge = q > k;", "verify cuda t5_base", 0},
 	// The CUDA attention form's decode kernel (templates/attention_decode.cu.tmpl).
 	{"cuda attn decode: a key's dot product summed over half its lanes", "templates/attention_decode.cu.tmpl", "",
 		"for (int o = kDecLanes / 2; o > 0; o >>= 1)", "for (int o = kDecLanes / 4; o > 0; o >>= 1)", "verify cuda llama2_7b", 0},
@@ -83,7 +83,9 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn rpe_bias: bucket_index not clamped above kSpan", "templates/bias.cu.tmpl", "",
 		"(int)(rel < -kSpan ? -kSpan : rel > kSpan ? kSpan : rel) + kSpan;", "(int)(rel < -kSpan ? -kSpan : rel) + kSpan;", "verify cuda t5_base", 0},
 	{"cuda attn rpe_bias: the bias row read at −rel", "templates/attention_terms.cu.tmpl", "",
-		"t.rows[x * kAttnBiasSpan + bucket_index(qp - kp)]", "t.rows[x * kAttnBiasSpan + bucket_index(kp - qp)]", "verify cuda t5_base", 0},
+		"const int x = h - t.h0, i = attn_bucket_index(qp, kp);", "const int x = h - t.h0, i = attn_bucket_index(kp, qp);", "verify cuda t5_base", 0},
+	{"cuda attn rpe_bias: a distance past kSpan not clamped", "templates/attention_terms.cu.tmpl", "",
+		"const int c = d < (unsigned int)kSpan ? (int)d : kSpan;", "const int c = d < (unsigned int)kSpan ? (int)d : 0;", "verify cuda t5_base", 0},
 	{"cuda attn rpe_full: bucket distance sign (kp − qp)", "templates/attention_terms.cu.tmpl", "",
 		"const long long d = qp - kp;", "const long long d = kp - qp;", "verify cuda shaw2018_base", 0},
 	{"cuda attn rpe_full: q·aK left out of the rows' bucket table", "templates/attention_terms.cu.tmpl", "",
@@ -167,6 +169,8 @@ var cudaAttentionMutations = []Mutation{
 		"if (dec{{if .AttnForm.MMA}} && !mma{{end}}) {", "if (dec) {", "cuda attention mma chosen", 0},
 	{"cuda attn mma: the launcher never picks the tensor-core kernel", "templates/attention_launch.cu.tmpl", "",
 		"const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA &&", "const bool mma = (dec && !dec_mma) && POSENC_ATTN_MMA &&", "cuda attention mma chosen", 0},
+	{"cuda attn: the window's edge key seen", "templates/attention.cu.tmpl", "",
+		"(unsigned int)q - (unsigned int)k >= (unsigned int)window);", "(unsigned int)q - (unsigned int)k > (unsigned int)window);", "verify cuda llama2_7b", 0},
 	// ALiBi's shifts (attn_nearest_rows): a wrong shift costs only precision,
 	// which the far-position cases see. The mrope kids mutation above checks
 	// the main kernel forced on (rope-inside prefill now turns k before it).
