@@ -16,15 +16,15 @@
 #      SDPA and FlexAttention (bf16; prefill 2048 and 8192; CUDA-graph
 #      replays, as the issue's figures);
 #   3. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
-#      flag of SWEEP, while TOTAL lasts (TOTAL=540 leaves room for about
-#      two). By default SWEEP="-DPOSENC_ATTN_DECODE_ONE_ROW=0
-#      -DPOSENC_ATTN_DECODE_MMA_ROWS=0 -DPOSENC_ATTN_MMA_ASYNC=0": MHA
-#      decode on the decode kernel's 4-row tiles, GQA decode on the FMA
-#      decode kernel, and the tensor-core kernel without its cp.async
-#      prefetch; others are
-#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 (p in three parts),
-#      -DPOSENC_ATTN_MMA_LDMATRIX=0, -DPOSENC_ATTN_DECODE_MIN_CHUNK=8;
-#      SWEEP="" runs none.
+#      flag of SWEEP, while TOTAL lasts (each takes about 90 s). By default
+#      SWEEP="-DPOSENC_ATTN_TURN_ONCE_BYTES=0
+#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 -DPOSENC_ATTN_MMA_LDMATRIX=0":
+#      rope inside with its keys turned in the tiles (not once ahead), p in
+#      three bf16 parts at every length, and element loads for ldmatrix;
+#      others are -DPOSENC_ATTN_DECODE_ONE_ROW=0,
+#      -DPOSENC_ATTN_DECODE_MMA_ROWS=0 (or =4), -DPOSENC_ATTN_MMA_ASYNC=0
+#      (the 2026-11-28 sweep, docs/gpu.md) and
+#      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8; SWEEP="" runs none.
 #   4. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio), if
 #      time is left.
@@ -53,7 +53,7 @@ attn_build() {
 	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
 }
 n=0
-for fl in ${SWEEP--DPOSENC_ATTN_DECODE_ONE_ROW=0 -DPOSENC_ATTN_DECODE_MMA_ROWS=0 -DPOSENC_ATTN_MMA_ASYNC=0}; do
+for fl in ${SWEEP--DPOSENC_ATTN_TURN_ONCE_BYTES=0 -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 -DPOSENC_ATTN_MMA_LDMATRIX=0}; do
 	n=$((n + 1))
 	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
 done
