@@ -28,11 +28,12 @@ var attnBenchKeys = []int{32768, 131072}
 // and rpe_bias; not M-RoPE, rpe_full or xl, whose launchers take more
 // operands): decode, one query at the last of lk keys, timed as K+V read
 // (ReadOnly, Tensor = the K+V bytes) against a copy of those bytes; causal
-// prefill, timed as Flops = 4·heads·head_dim·(unmasked pairs). rope:
-// attention_rotated with 32 query heads over 32 KV heads (cuDNN's MHA
-// shape) and, for both attention (rotation inside) and attention_rotated,
-// over 8 KV heads (Llama 3's GQA), also at 131072 keys rotated; alibi and
-// rpe_bias: attention with the spec's heads over as many KV heads. short
+// prefill, timed as Flops = 4·heads·head_dim·(unmasked pairs). rope, for
+// both attention_rotated and attention (rotation inside): 32 query heads
+// over 32 KV heads (cuDNN's MHA shape) at 32768 keys, over 8 KV heads
+// (Llama 3's GQA) at 32768 and 131072 keys, and 64 over 8 at 32768 keys
+// (a group of 8); alibi and rpe_bias: attention with the spec's heads over
+// as many KV heads. short
 // keeps decode over attnBenchShortKeys keys and prefill of benchSmall
 // tokens (host emulation). 16-bit specs add causal prefill of
 // attnBenchPrefillLong tokens. The inputs are made when a case is timed.
@@ -127,6 +128,9 @@ func AttentionBenchCases(s *spec.Spec, short bool) []BenchCase {
 			for _, lk := range attnBenchKeys {
 				decode(f, 32, 8, lk)
 			}
+			// A group of 8 query heads (Llama 3 70B's 64 over 8), which 16-bit
+			// specs decode on the tensor cores.
+			decode(f, 64, 8, attnBenchKeys[0])
 		}
 		for _, n := range prefills {
 			prefill(rotated, 32, n)
