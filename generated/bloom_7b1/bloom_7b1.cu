@@ -922,11 +922,10 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 		const int q = (int)qp[r];
 		for (long long j = j0 + part; j < j1; j += kPer) {
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-			const bool ge = q >= kp;
-			const unsigned int d = ge ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
-			// attn_masked's rules: padding; causal, kp > qp; a window, qp − kp ≥ window
-			// (qp − kp = d when ge, else negative).
-			if (kp >= 0 && (ge || !causal) && (window <= 0 || !ge || d < (unsigned int)window) && (!found || d < best)) {
+			if (attn_masked(q, kp, causal, window))
+				continue;
+			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			if (!found || d < best) {
 				best = d;
 				found = 1u;
 			}
@@ -1810,13 +1809,14 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
 	long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
+	// Rows per KV head and sequence (a paged call's mean, rounded up).
+	const long long rows = (long long)lq * (qheads / kvheads);
+	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
+	const long long seq_rows = (rows + seqs - 1) / seqs;
 	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
 	// and v 16-byte aligned, run the decode kernel: tiles of one row up to
 	// kDecOneRow rows per KV head and sequence (multi-head decode), else of
 	// kDecRows rows.
-	const long long rows = (long long)lq * (qheads / kvheads);
-	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
-	const long long seq_rows = (rows + seqs - 1) / seqs;
 	const bool dec = seq_rows <= kDecMaxRows && aligned16(k) && aligned16(v);
 	const bool dec1 = seq_rows <= kDecOneRow;
 	if (dec) {

@@ -760,11 +760,10 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 		const int q = (int)qp[r];
 		for (long long j = j0 + part; j < j1; j += kPer) {
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-			const bool ge = q >= kp;
-			const unsigned int d = ge ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
-			// attn_masked's rules: padding; causal, kp > qp; a window, qp − kp ≥ window
-			// (qp − kp = d when ge, else negative).
-			if (kp >= 0 && (ge || !causal) && (window <= 0 || !ge || d < (unsigned int)window) && (!found || d < best)) {
+			if (attn_masked(q, kp, causal, window))
+				continue;
+			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			if (!found || d < best) {
 				best = d;
 				found = 1u;
 			}
@@ -1768,6 +1767,7 @@ posenc_deepseek_v3_attention_rotate_kernel(store_t *__restrict__ kr, store_t *__
                                   const int *__restrict__ kpos, const int *__restrict__ slots, long long lk,
                                   long long cache_slots, int kvheads, int max_pos) {
 	__shared__ float s_row[kRotRows * kAttnDim];
+	__shared__ long long s_src[kRotRows], s_pos[kRotRows]; // the tile's rows' attn_turn_src and kpos
 	__shared__ attn_term_smem s_term;
 	attn_term_init(s_term, max_pos);
 	if (PAGED)
@@ -1777,15 +1777,21 @@ posenc_deepseek_v3_attention_rotate_kernel(store_t *__restrict__ kr, store_t *__
 	const long long krows = lk * kvheads;
 	for (long long r0 = (long long)blockIdx.x * kRotRows; r0 < krows; r0 += (long long)gridDim.x * kRotRows) {
 		const int n = krows - r0 < kRotRows ? (int)(krows - r0) : kRotRows;
+		if (threadIdx.x < n) {
+			const long long r = r0 + threadIdx.x;
+			s_src[threadIdx.x] = attn_turn_src<PAGED>(r, slots, cache_slots, kvheads);
+			s_pos[threadIdx.x] = kpos[r / kvheads];
+		}
+		__syncthreads();
 		for (int e = threadIdx.x; e < n * kAttnTermUnits; e += kRotThreads) {
 			const int c = e / kAttnTermUnits, u = e - c * kAttnTermUnits;
-			const long long r = r0 + c, j = r / kvheads, p = kpos[j], src = attn_turn_src<PAGED>(r, slots, cache_slots, kvheads);
+			const long long src = s_src[c], p = s_pos[c];
 			if (src >= 0)
-				attn_term_load(s_term, targs, s_row + c * kAttnDim, k + src * kAttnDim, p, j, u, p >= 0);
+				attn_term_load(s_term, targs, s_row + c * kAttnDim, k + src * kAttnDim, p, (r0 + c) / kvheads, u, p >= 0);
 		}
 		__syncthreads();
 		for (int e = threadIdx.x; e < n * kAttnDim; e += kRotThreads) {
-			const long long src = attn_turn_src<PAGED>(r0 + e / kAttnDim, slots, cache_slots, kvheads);
+			const long long src = s_src[e / kAttnDim];
 			if (src >= 0) {
 				st(kr + r0 * kAttnDim + e, s_row[e]);
 				if (PAGED)
@@ -1833,13 +1839,14 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
 	long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
+	// Rows per KV head and sequence (a paged call's mean, rounded up).
+	const long long rows = (long long)lq * (qheads / kvheads);
+	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
+	const long long seq_rows = (rows + seqs - 1) / seqs;
 	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
 	// and v 16-byte aligned, run the decode kernel: tiles of one row up to
 	// kDecOneRow rows per KV head and sequence (multi-head decode), else of
 	// kDecRows rows.
-	const long long rows = (long long)lq * (qheads / kvheads);
-	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
-	const long long seq_rows = (rows + seqs - 1) / seqs;
 	const bool dec = seq_rows <= kDecMaxRows && aligned16(k) && aligned16(v);
 	const bool dec1 = seq_rows <= kDecOneRow;
 	if (dec) {
@@ -1858,9 +1865,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	// the rotated form over it. Without the workspace, or where it would
 	// exceed kAttnTurnOnceBytes, the tiles turn the keys.
 	{
-		const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
-		const long long trows = ((long long)lq * (qheads / kvheads) + seqs - 1) / seqs;
-		const bool ahead = ROTATE_K && lk > 0 && ((!dec && trows > tile));
+		const bool ahead = ROTATE_K && lk > 0 && ((!dec && seq_rows > tile));
 		const long long row_bytes = (PAGED ? 2 : 1) * kAttnDim * (long long)sizeof(store_t);
 		if (ahead && krows <= kAttnTurnOnceBytes / row_bytes) {
 			const size_t kbytes = (size_t)(krows * kAttnDim) * sizeof(store_t);

@@ -546,11 +546,10 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 		const int q = (int)qp[r];
 		for (long long j = j0 + part; j < j1; j += kPer) {
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-			const bool ge = q >= kp;
-			const unsigned int d = ge ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
-			// attn_masked's rules: padding; causal, kp > qp; a window, qp − kp ≥ window
-			// (qp − kp = d when ge, else negative).
-			if (kp >= 0 && (ge || !causal) && (window <= 0 || !ge || d < (unsigned int)window) && (!found || d < best)) {
+			if (attn_masked(q, kp, causal, window))
+				continue;
+			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			if (!found || d < best) {
 				best = d;
 				found = 1u;
 			}
