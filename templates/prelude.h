@@ -52,6 +52,8 @@ struct cudaFuncAttributes {
 	int binaryVersion, ptxVersion;
 };
 extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func);
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+extern "C" cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value);
 static __device__ __forceinline__ void __trap() { asm volatile("trap;"); }
 // clang lowers kernel<<<g, b, s, st>>>(...) to a call of this hook when it
 // does not know the CUDA version (no SDK): declare it as the SDK does.

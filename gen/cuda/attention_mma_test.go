@@ -31,8 +31,12 @@ var mmaSpecs = []string{
 // two from 2048 keys, the 4100-key case, and three below, every other); "mma-sync-loads" loads each key tile when
 // it is computed (POSENC_ATTN_MMA_ASYNC 0), where by default the next
 // tile's k and v come in by cp.async (the emulator's copies land at the
-// wait, NaN until then). ALiBi's head dim 48 takes q·k's odd last step
-// (two matrices a load), T5's 16 that step alone.
+// wait, NaN until then); "mma-64-keys" runs key tiles of 64
+// (POSENC_ATTN_MMA_KEYS 64: 64-bit key masks, and dynamic shared memory
+// over the 48 KiB a launch gets unasked, which the emulator refuses unless
+// the launcher raised the kernel's limit), on every spec. ALiBi's head dim
+// 48 takes q·k's odd last step (two matrices a load), T5's 16 that step
+// alone.
 func TestAttentionMMA(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
@@ -47,14 +51,16 @@ func TestAttentionMMA(t *testing.T) {
 		{"mma-element-loads", mma + "#define POSENC_ATTN_MMA_LDMATRIX 0\n"},
 		{"mma-two-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 0\n"},
 		{"mma-sync-loads", mma + "#define POSENC_ATTN_MMA_ASYNC 0\n"},
+		{"mma-64-keys", mma + "#define POSENC_ATTN_MMA_KEYS 64\n"},
 	}
+	keys64 := all[len(all)-1]
 	for i, y := range mmaSpecs {
-		ps := all[:1]
+		ps := []policy{all[0], keys64}
 		switch i {
 		case 0:
 			ps = all
 		case 2:
-			ps = []policy{all[0], all[3]}
+			ps = []policy{all[0], all[3], keys64}
 		}
 		for _, p := range ps {
 			c := derive(t, y)

@@ -19,7 +19,7 @@
 #ifndef POSENC_LAUNCH
 #if defined(POSENC_CUDA_HOST)
 #define POSENC_LAUNCH(kernel, grid, block, shmem, stream, ...) \
-	posenc_host::launch((grid), (block), [&]() { kernel(__VA_ARGS__); })
+	posenc_host::launch((grid), (block), [&]() { kernel(__VA_ARGS__); }, (shmem), (const void *)(kernel))
 #else
 #define POSENC_LAUNCH(kernel, grid, block, shmem, stream, ...) \
 	kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)

@@ -7,7 +7,10 @@
 # then run `bash tools/gpu/attn_call.sh` from the repository root on the GPU
 # machine, carrying .gpu. It runs tools/gpu/gpu_check.sh three times:
 #   1. (in the background, CPU only) regs: nvcc -Xptxas -v of the attention
-#      kernels of the bf16 specs below;
+#      kernels of the bf16 specs below, as built and with
+#      -DPOSENC_ATTN_MMA_KEYS=64 (regs64.txt; ptxas counts static shared
+#      memory only: the tensor-core kernel's tiles are its dynamic 42 or
+#      84 KiB);
 #   2. verify -gpu of six zoo specs and the f16/bf16 copies (the tensor-core
 #      kernel is checked on the device by the bf16 copies' prefill cases),
 #      then bench -gpu -attention of bloom_7b1_bf16 (ALiBi), t5_wide_bf16
@@ -17,18 +20,19 @@
 #      replays, as the issue's figures);
 #   3. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP, while TOTAL lasts (each takes about 90 s). By default
-#      SWEEP="-DPOSENC_ATTN_TURN_ONCE_BYTES=0
-#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 -DPOSENC_ATTN_MMA_LDMATRIX=0":
-#      rope inside with its keys turned in the tiles (not once ahead), p in
-#      three bf16 parts at every length, and element loads for ldmatrix;
-#      others are -DPOSENC_ATTN_DECODE_ONE_ROW=0,
+#      SWEEP="-DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_TURN_ONCE_BYTES=0
+#      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647": the tensor-core
+#      kernel's key tiles of 64 (not 32), rope inside with its keys turned
+#      in the tiles (not once ahead), and p in three bf16 parts at every
+#      length; others are -DPOSENC_ATTN_MMA_LDMATRIX=0 (element loads),
+#      -DPOSENC_ATTN_DECODE_ONE_ROW=0,
 #      -DPOSENC_ATTN_DECODE_MMA_ROWS=0 (or =4), -DPOSENC_ATTN_MMA_ASYNC=0
 #      (the 2026-11-28 sweep, docs/gpu.md) and
 #      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8; SWEEP="" runs none.
 #   4. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio), if
 #      time is left.
-# Output: $OUT/main.txt, regs.txt, sweep.txt, nomma.txt and logs.tgz (every
+# Output: $OUT/main.txt, regs.txt, regs64.txt, sweep.txt, nomma.txt and logs.tgz (every
 # log). TOTAL (default 470) bounds the seconds of steps 2 to 4.
 set -u
 O=${OUT:-/tmp/posenc-attn-call}
@@ -38,6 +42,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export JOBS=${JOBS:-16} BIN=${BIN:-$PWD/.gpu/bin}
 export ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16 llama31_8b_bf16 t5_base_bf16"
 (OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" bash "$HERE/gpu_check.sh" . >"$O/regs.txt" 2>&1) &
+(OUT=/tmp/posenc-gr64 BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_KEYS=64 bash "$HERE/gpu_check.sh" . >"$O/regs64.txt" 2>&1) &
 OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
 	VERIFY_ZOO="llama31_8b bloom_7b1 t5_base gemma3_4b_global phi35_mini qwen25_vl_7b" \
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
@@ -53,12 +58,12 @@ attn_build() {
 	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
 }
 n=0
-for fl in ${SWEEP--DPOSENC_ATTN_TURN_ONCE_BYTES=0 -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 -DPOSENC_ATTN_MMA_LDMATRIX=0}; do
+for fl in ${SWEEP--DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_TURN_ONCE_BYTES=0 -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647}; do
 	n=$((n + 1))
 	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
 done
 attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2 "$O/nomma.txt"
 wait
-(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs posenc-s*/logs 2>/dev/null)
+(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
-cat "$O/main.txt" "$O/regs.txt" "$O/nomma.txt" "$O/sweep.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
+cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/nomma.txt" "$O/sweep.txt" 2>/dev/null | grep -v '^$' | tail -c 11000

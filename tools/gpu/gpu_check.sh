@@ -53,7 +53,8 @@
 #   half     tools/gpu/half_check.cu: f16/bf16 kernels vs the f32 kernels of
 #            the same spec on the device, in 16-bit ulps (verify skips them)
 #   shapes   tools/gpu/posenc_shapes.cu: RoPE decode/prefill/GQA, softmax
-#            decode/prefill, hot and cold, against a D2D copy
+#            decode/prefill, hot and cold, against a D2D copy (SHAPES_MODE
+#            bench-graph: timed as CUDA-graph replays)
 #   big      launches over > 2^31 elements vs small launches, bit for bit
 #   sanitize compute-sanitizer memcheck/racecheck/synccheck on small odd shapes
 set -u
@@ -312,7 +313,7 @@ if want regs; then
 		for d in "$RG"/*/; do
 			n=$(basename "$d")
 			(($(left) > 30)) || { echo "regs $n: skipped, budget"; continue; }
-			timeout "$(lim 60)" "$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v -c -o /dev/null "$d/$n.cu" >"$LOG/regs_$n.txt" 2>&1
+			timeout "$(lim 60)" "$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v ${POSENC_NVCC_FLAGS:-} -c -o /dev/null "$d/$n.cu" >"$LOG/regs_$n.txt" 2>&1
 			# "Compiling entry function '<mangled>'" then its stack/spill and
 			# registers lines: the kernel's short name (its form, and the
 			# decode kernel's rows, in <>).
@@ -363,7 +364,7 @@ if want shapes; then
 	for n in $HARNESS_SPECS; do
 		[ -x "$OUT/bin/$n" ] || { echo "$n: no harness binary (see $LOG/build_$n.txt)"; continue; }
 		(($(left) > 60)) || { echo "$n: skipped, budget"; continue; }
-		timeout "$(lim 60)" "$OUT/bin/$n" bench >"$LOG/shapes_$n.txt" 2>&1
+		timeout "$(lim 60)" "$OUT/bin/$n" "${SHAPES_MODE:-bench}" >"$LOG/shapes_$n.txt" 2>&1
 		rc=$?
 		if ((hdr == 0)); then grep -m1 '^spec ' "$LOG/shapes_$n.txt"; hdr=1; fi
 		grep -vE '^(spec |# )' "$LOG/shapes_$n.txt" | tee -a "$LOG/shapes.txt"

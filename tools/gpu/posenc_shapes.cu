@@ -12,7 +12,10 @@
 // for a smoke test without a GPU, with `g++ -x c++ -std=c++20 -O1
 // -fno-strict-aliasing -I verify/cudahost` against the emulation header
 // posenc_cuda_host.h: then it runs tiny shapes once.
-// Usage: bin bench | bin big | bin sanitize | bin smoke | bin smoke-big
+// Usage: bin bench | bin bench-graph | bin big | bin sanitize | bin smoke | bin smoke-big
+// (bench-graph: bench's rows timed as CUDA-graph replays of the timed
+// calls, kernel and copy alike, on a stream of its own, as the peers'
+// figures of Liger-Kernel were; without the host's launch cost per call)
 #if defined(__CUDACC__) || defined(__CUDA__)
 #define PSH_GPU 1
 #include <cuda_runtime.h>
@@ -142,9 +145,71 @@ static void release(Arena &a) {
 
 // ---- timing -----------------------------------------------------------------
 
+// g_stream is the stream of every timed call (the legacy default stream 0,
+// or bench-graph's own, which a graph capture needs); g_graph: time graph
+// replays (bench-graph).
+static cudaStream_t g_stream = 0;
+static bool g_graph = false;
+
+#ifdef PSH_GPU
+// graph_us captures reps calls f(1) … f(reps) on g_stream into a CUDA
+// graph, replays it once (warm-up), then once between two events, and
+// returns microseconds per call; a negative value where the capture or
+// replay failed (a launcher call a capture refuses), after printing why.
+template <typename F>
+static double graph_us(F f, int reps) {
+	cudaGraph_t g = nullptr;
+	cudaGraphExec_t ge = nullptr;
+	cudaEvent_t a = nullptr, b = nullptr;
+	float ms = -1;
+	cudaError_t e = cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal);
+	if (e == cudaSuccess) {
+		for (int i = 0; i < reps; ++i)
+			f(i + 1);
+		e = cudaStreamEndCapture(g_stream, &g);
+	}
+	if (e == cudaSuccess)
+		e = cudaGraphInstantiate(&ge, g, 0);
+	if (e == cudaSuccess)
+		e = cudaGraphLaunch(ge, g_stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(g_stream);
+	if (e == cudaSuccess)
+		e = cudaEventCreate(&a);
+	if (e == cudaSuccess)
+		e = cudaEventCreate(&b);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(a, g_stream);
+	if (e == cudaSuccess)
+		e = cudaGraphLaunch(ge, g_stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(b, g_stream);
+	if (e == cudaSuccess)
+		e = cudaEventSynchronize(b);
+	if (e == cudaSuccess)
+		e = cudaEventElapsedTime(&ms, a, b);
+	if (e != cudaSuccess) {
+		std::printf("# graph timing failed: %s; the row is a loop of calls\n", cudaGetErrorString(e));
+		(void)cudaGetLastError();
+		ms = -1;
+	}
+	if (a)
+		cudaEventDestroy(a);
+	if (b)
+		cudaEventDestroy(b);
+	if (ge)
+		cudaGraphExecDestroy(ge);
+	if (g)
+		cudaGraphDestroy(g);
+	return ms < 0 ? -1.0 : 1000.0 * ms / reps;
+}
+#endif
+
 // time_us runs f(i) once (warm-up), then reps times between two events,
 // and returns microseconds per call. reps adapts so that the timed loop
-// lasts about 20 ms (at least 20 calls, at most 20000).
+// lasts about 20 ms (at least 20 calls, at most 20000). With g_graph, the
+// reps calls are then timed as a graph replay (graph_us), which replaces
+// the loop's figure where it succeeds.
 template <typename F>
 static double time_us(F f) {
 	f(0);
@@ -156,10 +221,10 @@ static double time_us(F f) {
 	int reps = 1;
 	float ms = 0;
 	for (int round = 0; round < 2; ++round) {
-		check(cudaEventRecord(a, 0), "record");
+		check(cudaEventRecord(a, g_stream), "record");
 		for (int i = 0; i < reps; ++i)
 			f(i + 1);
-		check(cudaEventRecord(b, 0), "record");
+		check(cudaEventRecord(b, g_stream), "record");
 		check(cudaEventSynchronize(b), "sync");
 		check(cudaGetLastError(), "timed launches");
 		check(cudaEventElapsedTime(&ms, a, b), "elapsed");
@@ -172,6 +237,13 @@ static double time_us(F f) {
 	}
 	cudaEventDestroy(a);
 	cudaEventDestroy(b);
+#ifdef PSH_GPU
+	if (g_graph) {
+		const double g = graph_us(f, reps);
+		if (g > 0)
+			return g;
+	}
+#endif
 	return 1000.0 * ms / reps;
 }
 
@@ -226,7 +298,7 @@ static void measure(const std::string &kernel, const std::string &shape, const s
 		// the copy: one source and one destination arena of the total size
 		Arena src = arena(total, cold != 0), dst = arena(total, cold != 0);
 		const double c = time_us([&](int i) {
-			check(cudaMemcpyAsync(dst.at(i), src.at(i), total, cudaMemcpyDeviceToDevice, 0), "copy");
+			check(cudaMemcpyAsync(dst.at(i), src.at(i), total, cudaMemcpyDeviceToDevice, g_stream), "copy");
 		});
 		if (cold) {
 			r.k_cold = k;
@@ -280,12 +352,12 @@ static void rope_case(int tokens, int qh, int kh, int start) {
 	(void)mp;
 	if (kh == 0) {
 		measure("apply", fmt("tokens=%lld,heads=%lld,pos0=%lld", tokens, qh, start), {qb}, [&](int i, std::vector<Arena> &as) {
-			check(PFN(apply)(as[0].at(i), pos, tokens, qh MAXPOS_ARG(mp), 0), "apply");
+			check(PFN(apply)(as[0].at(i), pos, tokens, qh MAXPOS_ARG(mp), g_stream), "apply");
 		});
 	} else {
 		measure("apply_qk", fmt("tokens=%lld,q=%lld,k=%lld,pos0=%lld", tokens, qh, kh, start), {qb, kb},
 		        [&](int i, std::vector<Arena> &as) {
-			        check(PFN(apply_qk)(as[0].at(i), as[1].at(i), pos, tokens, qh, kh MAXPOS_ARG(mp), 0), "apply_qk");
+			        check(PFN(apply_qk)(as[0].at(i), as[1].at(i), pos, tokens, qh, kh MAXPOS_ARG(mp), g_stream), "apply_qk");
 		        });
 	}
 	cudaFree(pos);
@@ -398,7 +470,7 @@ static void softmax_case(int lq, int lk, int q_offset) {
 	const float scale = 0.08838834764831845f; // 1/sqrt(128)
 	measure("softmax", fmt("heads=%lld,lq=%lld,lk=%lld,q_offset=%lld", kHeads, lq, lk, q_offset), {b},
 	        [&](int i, std::vector<Arena> &as) {
-		        check(PFN(softmax)(as[0].at(i) TABLE_ARG, lq, lk, q_offset, scale, 0), "softmax");
+		        check(PFN(softmax)(as[0].at(i) TABLE_ARG, lq, lk, q_offset, scale, g_stream), "softmax");
 	        });
 }
 
@@ -495,8 +567,15 @@ int main(int argc, char **argv) {
 		std::printf("big: %s: %s\n", STR(PSPEC), bad ? "FAILED" : "ok");
 		return bad ? 1 : 0;
 	}
-	std::printf("# %s (%s) on %s, L2 %.1f MiB%s\n", STR(PSPEC), dtype(), prop.name, (double)l2_bytes() / (1 << 20),
-	            kEmulated ? " [EMULATED: numbers are not GPU figures]" : "");
+#ifdef PSH_GPU
+	if (mode == "bench-graph") {
+		g_graph = true;
+		check(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+	}
+#endif
+	std::printf("# %s (%s) on %s, L2 %.1f MiB%s%s\n", STR(PSPEC), dtype(), prop.name, (double)l2_bytes() / (1 << 20),
+	            kEmulated ? " [EMULATED: numbers are not GPU figures]" : "",
+	            g_graph ? "; CUDA-graph replays of the timed calls (kernel and copy)" : "");
 	print_header();
 	run_bench(smoke);
 	return 0;

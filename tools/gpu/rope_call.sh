@@ -11,11 +11,14 @@
 #      llama31_8b, llama31_8b_bf16 and phi35_mini (apply and GQA apply_qk,
 #      1024 to 65536 tokens, hot and cold, against a device-to-device copy),
 #      and torch.compile of HF's RoPE in bf16 (the torch stage);
-#   2. the shapes stage again for each flag of SWEEP while TOTAL lasts, by
+#   2. the shapes stage again with SHAPES_MODE=bench-graph: the same rows
+#      timed as CUDA-graph replays, kernel and copy alike, as Liger-Kernel's
+#      figures in the RoPE issue were (graph.txt);
+#   3. the shapes stage again for each flag of SWEEP while TOTAL lasts, by
 #      default "-DPOSENC_ROPE_ROUND=1 -DPOSENC_ROPE_ROUND=4": the kernel with
 #      one and four work items a thread in flight, against two.
-# Output: $OUT/main.txt, sweep.txt and logs.tgz (every log). TOTAL (default
-# 300) bounds the seconds of both steps.
+# Output: $OUT/main.txt, graph.txt, sweep.txt and logs.tgz (every log).
+# TOTAL (default 300) bounds the seconds of the three steps.
 set -u
 O=${OUT:-/tmp/posenc-rope-call}
 mkdir -p "$O"
@@ -27,6 +30,12 @@ OUT=/tmp/posenc-r1 BUDGET=$((${TOTAL:-300} * 60 / 100)) VERIFY_TARGETS=cuda-ptx 
 	VERIFY_ZOO="llama31_8b phi35_mini gptj_6b" TORCH_DTYPES=bf16 STAGES="facts verify shapes torch" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
 echo "step 1 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
+L=$((${TOTAL:-300} - ($(date +%s) - T0)))
+if ((L > 60)); then
+	SHAPES_MODE=bench-graph OUT=/tmp/posenc-rg BUDGET=$L STAGES="shapes" bash "$HERE/gpu_check.sh" . >"$O/graph.txt" 2>&1
+else
+	echo "graph: skipped, $L s left" >"$O/graph.txt"
+fi
 n=0
 for fl in ${SWEEP--DPOSENC_ROPE_ROUND=1 -DPOSENC_ROPE_ROUND=4}; do
 	n=$((n + 1))
@@ -35,4 +44,4 @@ for fl in ${SWEEP--DPOSENC_ROPE_ROUND=1 -DPOSENC_ROPE_ROUND=4}; do
 	echo "=== POSENC_NVCC_FLAGS=$fl" >>"$O/sweep.txt"
 	POSENC_NVCC_FLAGS=$fl OUT=/tmp/posenc-rs$n BUDGET=$L STAGES="shapes" bash "$HERE/gpu_check.sh" . >>"$O/sweep.txt" 2>&1
 done
-(cd /tmp && tar czf "$O/logs.tgz" posenc-r1/logs posenc-rs*/logs 2>/dev/null)
+(cd /tmp && tar czf "$O/logs.tgz" posenc-r1/logs posenc-rg/logs posenc-rs*/logs 2>/dev/null)

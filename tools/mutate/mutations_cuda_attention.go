@@ -138,7 +138,7 @@ var cudaAttentionMutations = []Mutation{
 		"*reinterpret_cast<uint4 *>(vd) = on ? mma_ld128(v + off) : zero;", "*reinterpret_cast<uint4 *>(vd) = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;",
 		"cuda ptx bf16", 0},
 	{"cuda attn mma: a lane's mask bit of key c taken at key c ^ 1", "templates/attention_mma.cu.tmpl", "",
-		"tb[x] |= attn_masked(qp[x], kp[sb][c], causal, window) ? 0u : 1u << c;", "tb[x] |= attn_masked(qp[x], kp[sb][c ^ 1], causal, window) ? 0u : 1u << c;", "cuda attention mma", 0},
+		"tb[x] |= attn_masked(qp[x], kp[sb][c], causal, window) ? 0 : mma_bit(c);", "tb[x] |= attn_masked(qp[x], kp[sb][c ^ 1], causal, window) ? 0 : mma_bit(c);", "cuda attention mma", 0},
 	{"cuda attn mma: a non-finite v's products added to rows that do not see its key", "templates/attention_mma.cu.tmpl", "",
 		"if (rr[e >> 1] < nrows && !attn_masked(qp[e >> 1], kps[c], causal, window))", "if (rr[e >> 1] < nrows)", "cuda attention mma", 0},
 	{"cuda attn mma: the rescale skipped where only a lane's second row moved", "templates/attention_mma.cu.tmpl", "",
@@ -163,6 +163,17 @@ var cudaAttentionMutations = []Mutation{
 		"+ 16 * (kMmaKSteps - 1));", "+ 16 * (kMmaKSteps - 2));", "cuda attention mma", 0},
 	{"cuda attn mma: the keys some row sees taken from the first warp's rows", "templates/attention_mma.cu.tmpl", "",
 		"seen_keys |= anyw[x];", "seen_keys |= anyw[0];", "cuda attention mma", 0},
+	// Key tiles of 64 (POSENC_ATTN_MMA_KEYS 64): 64-bit masks, dynamic
+	// shared memory past 48 KiB (rope_mma's 52 KiB at head dim 64; ALiBi's
+	// head dim 48 takes 44).
+	{"cuda attn mma 64 keys: the keys some row sees, the high half dropped", "templates/attention_mma.cu.tmpl", "",
+		"return (unsigned long long)mma_warp_or((unsigned int)(v >> 32)) << 32 | mma_warp_or((unsigned int)v);", "return mma_warp_or((unsigned int)v);", "cuda attention mma 64 keys", 0},
+	{"cuda attn mma 64 keys: a key's bit in 32 bits", "templates/attention_mma.cu.tmpl", "",
+		"return (MmaBits)1 << c;", "return (MmaBits)(1u << (c & 31));", "cuda attention mma 64 keys", 0},
+	{"cuda attn mma 64 keys: the kernel's shared-memory limit left at 48 KiB", "templates/attention_mma.cu.tmpl", "",
+		"cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, kMmaDynBytes) != cudaSuccess", "cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 << 10) != cudaSuccess", "cuda attention mma rope 64 keys", 0},
+	{"cuda attn mma: s_f laid over buffer 1's v", "templates/attention_mma.cu.tmpl", "",
+		"float *const s_f = reinterpret_cast<float *>(s_kv + 4 * kMmaTileHalves);", "float *const s_f = reinterpret_cast<float *>(s_kv + 3 * kMmaTileHalves);", "cuda attention mma rope", 0},
 	{"cuda attn mma: a GQA decode call never on the tensor cores", "templates/attention_launch.cu.tmpl", "",
 		"seq_rows >= kDecMmaRows;", "seq_rows > kDecMmaRows + 64;", "cuda attention mma chosen", 0},
 	{"cuda attn mma: the decode kernel launched for a decode call the tensor cores took", "templates/attention_launch.cu.tmpl", "",

@@ -48,6 +48,27 @@ int main() {
 	std::printf("err %d\n", (int)cudaGetLastError());
 	posenc_host::launch(dim3(1), dim3(2048), [&]() {});
 	std::printf("bad %d\n", (int)cudaGetLastError());
+	// Dynamic shared memory: over 48 KiB only once the kernel's limit is
+	// raised; 0xff bytes as each block starts, shared by its threads.
+	static int marker;
+	const void *f = &marker;
+	unsigned int seen[2] = {0u, 0u};
+	auto dyn = [&]() {
+		unsigned int *d = reinterpret_cast<unsigned int *>(posenc_host::dynamic_shared());
+		if (threadIdx.x == 0) {
+			seen[blockIdx.x] = d[16383];
+			d[16383] = 7u;
+		}
+		__syncthreads();
+		if (threadIdx.x == 1 && d[16383] != 7u)
+			seen[blockIdx.x] = 0u;
+	};
+	posenc_host::launch(dim3(2), dim3(2), dyn, 64 << 10, f);
+	std::printf("dyn over 48 KiB %d\n", (int)cudaGetLastError());
+	std::printf("raise %d\n", (int)cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
+	posenc_host::launch(dim3(2), dim3(2), dyn, 64 << 10, f);
+	std::printf("dyn %d %08x %08x\n", (int)cudaGetLastError(), seen[0], seen[1]);
+	std::printf("raise past 227 KiB %d\n", (int)cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 228 << 10));
 }
 `
 
@@ -99,6 +120,10 @@ func runEmuProgram(t *testing.T, cxx, dir, def string) {
 		"bf16 8000",
 		"err 0",
 		"bad 9", // 2048 threads per block: cudaErrorInvalidConfiguration
+		"dyn over 48 KiB 1",
+		"raise 0",
+		"dyn 0 ffffffff ffffffff", // block 1 starts from 0xff bytes again
+		"raise past 227 KiB 1",
 	}, "\n") + "\n"
 	if string(got) != want {
 		t.Errorf("emulator output:\n%s\nwant:\n%s", got, want)

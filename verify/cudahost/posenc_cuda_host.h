@@ -146,6 +146,26 @@ inline cudaError_t last_error = cudaSuccess;
 // mma_calls counts the threads' mma_m16n8k16_bf16 calls since the driver
 // last read it (its host-only query of which kernel a launcher chose).
 inline unsigned long long mma_calls;
+// dyn_smem is the running block's dynamic shared memory (the launch's
+// shmem bytes, filled with 0xff, a NaN in every float format, as each
+// block starts: a read before a write meets NaN); dyn_max holds the
+// kernels' cudaFuncAttributeMaxDynamicSharedMemorySize (48 KiB unset, as
+// on a device: a launch asking more fails).
+inline std::vector<uint4> dyn_smem;
+inline std::vector<std::pair<const void *, size_t>> dyn_max;
+constexpr size_t kDynDefault = 48 << 10;
+
+// dyn_limit is func's largest dynamic shared memory a launch may ask.
+inline size_t dyn_limit(const void *func) {
+	for (const auto &f : dyn_max)
+		if (f.first == func)
+			return f.second;
+	return kDynDefault;
+}
+
+// dynamic_shared is the running block's dynamic shared memory (what
+// `extern __shared__ T x[]` names in a kernel).
+inline uint4 *dynamic_shared() { return dyn_smem.data(); }
 
 // kStack is each fiber's stack size: the kernels keep a few dozen scalars
 // and small arrays.
@@ -211,14 +231,20 @@ inline void yield() {
 }
 #endif
 
-// launch runs body for every thread of every block of grid.
-inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
+// launch runs body for every thread of every block of grid, with shmem
+// bytes of dynamic shared memory (at most func's limit, dyn_limit).
+inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, size_t shmem = 0, const void *func = nullptr) {
 	const unsigned long long nt = (unsigned long long)block.x * block.y * block.z;
 	if (nt == 0 || nt > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
 	    grid.y > 65535 || grid.z > 65535) {
 		last_error = cudaErrorInvalidConfiguration;
 		return;
 	}
+	if (shmem > dyn_limit(func)) {
+		last_error = cudaErrorInvalidValue;
+		return;
+	}
+	dyn_smem.resize((shmem + 15) / 16);
 	body = &kernel;
 	grid_dim = grid;
 	block_dim = block;
@@ -231,6 +257,8 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 		for (unsigned int by = 0; by < grid.y; ++by)
 			for (unsigned int bx = 0; bx < grid.x; ++bx) {
 				block_idx = uint3{bx, by, bz};
+				if (!dyn_smem.empty())
+					std::memset((void *)dyn_smem.data(), 0xff, dyn_smem.size() * sizeof(uint4));
 				size_t n = 0;
 				for (unsigned int tz = 0; tz < block.z; ++tz)
 					for (unsigned int ty = 0; ty < block.y; ++ty)
@@ -669,6 +697,22 @@ struct cudaFuncAttributes {
 };
 inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *) {
 	attr->binaryVersion = attr->ptxVersion = 90;
+	return cudaSuccess;
+}
+
+// cudaFuncSetAttribute: the attribute the generated launchers set, the
+// largest dynamic shared memory of func's launches (up to an H100's 227
+// KiB, cudaDevAttrMaxSharedMemoryPerBlockOptin; more fails, as there).
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+inline cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
+	if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 || value > (227 << 10))
+		return cudaErrorInvalidValue;
+	for (auto &f : posenc_host::dyn_max)
+		if (f.first == func) {
+			f.second = (size_t)value;
+			return cudaSuccess;
+		}
+	posenc_host::dyn_max.emplace_back(func, (size_t)value);
 	return cudaSuccess;
 }
 

@@ -19,7 +19,7 @@
 #ifndef POSENC_LAUNCH
 #if defined(POSENC_CUDA_HOST)
 #define POSENC_LAUNCH(kernel, grid, block, shmem, stream, ...) \
-	posenc_host::launch((grid), (block), [&]() { kernel(__VA_ARGS__); })
+	posenc_host::launch((grid), (block), [&]() { kernel(__VA_ARGS__); }, (shmem), (const void *)(kernel))
 #else
 #define POSENC_LAUNCH(kernel, grid, block, shmem, stream, ...) \
 	kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)
@@ -1785,7 +1785,28 @@ namespace {
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = 32 * kMmaWarps;
 constexpr int kMmaRows = 16 * kMmaWarps;
-constexpr int kMmaKeys = 32;
+#ifndef POSENC_ATTN_MMA_KEYS
+// The tensor-core kernel's key tile: 32 keys, or 64 (-D), which doubles
+// each warp's mma work between the tile's barriers (FlashAttention-2's
+// tiles of 64 or 128 keys) and its tiles' shared memory, 84 KiB at head
+// dim 128 (over the 48 KiB a launch gets unasked: the launcher raises the
+// kernel's limit, attn_mma_ok).
+#define POSENC_ATTN_MMA_KEYS 32
+#endif
+constexpr int kMmaKeys = POSENC_ATTN_MMA_KEYS;
+static_assert(kMmaKeys == 32 || kMmaKeys == 64, "POSENC_ATTN_MMA_KEYS must be 32 or 64");
+// MmaBits holds one bit per key of a tile (mask bits, the keys some row
+// sees, the keys whose v is not finite); mma_bit(c) is key c's.
+template <int N>
+struct MmaBitsOf {
+	typedef unsigned int type;
+};
+template <>
+struct MmaBitsOf<64> {
+	typedef unsigned long long type;
+};
+typedef MmaBitsOf<kMmaKeys>::type MmaBits;
+__device__ __forceinline__ MmaBits mma_bit(int c) { return (MmaBits)1 << c; }
 // bf16 elements per shared-memory row: 8 more than a row, so that the
 // lanes' 32-bit fragment loads (rows l/4, columns 2·(l%4)) hit 32 banks.
 constexpr int kMmaStride = kAttnDim + 8;
@@ -1804,11 +1825,18 @@ static_assert(kAttnDim % 16 == 0 && kMmaStageRows >= 1 && kMmaStageRows * kAttnD
 // steps (attn_term_steps) fill 1.5 KiB at 64 pairs.
 constexpr int kMmaRun = 4;
 constexpr int kMmaStageRuns = (kMmaStageRows + kMmaRun - 1) / kMmaRun;
-// Tiles of 42 KiB at most (head dim ≤ 128): with the rows' state and the
-// term's (rope's frequencies of 64 pairs) under the 48 KiB of static shared
-// memory.
-static_assert(kAttnDim <= 128 && 2 * kMmaStride * (kMmaRows + 2 * kMmaKeys) + 4 * kMmaRows * kMmaKeys <= (42 << 10),
-              "attnMMA admitted a spec whose tiles exceed 42 KiB");
+// The kernel's dynamic shared memory: two buffers of a key tile's k and v
+// ([kMmaKeys][kMmaStride] bf16 each; the q tile, [kMmaRows][kMmaStride],
+// is buffer 1 until the warps hold their q fragments), then s_f. 42 KiB at
+// most with 32 keys (head dim ≤ 128): with the rows' state and the term's
+// (rope's frequencies of 64 pairs, T5's bias rows) under the 48 KiB every
+// device gives a block; 84 KiB with 64, under the 99 KiB an sm_86 or sm_89
+// gives one that asks (an sm_80 163, an sm_90 227).
+constexpr int kMmaTileHalves = kMmaKeys * kMmaStride; // bf16 elements of a tile's k (or v)
+constexpr int kMmaDynBytes = 2 * (4 * kMmaTileHalves) + 4 * kMmaF;
+static_assert(kMmaRows <= 2 * kMmaKeys, "the q tile fits k and v buffer 1");
+static_assert(kAttnDim <= 128 && kMmaDynBytes <= (kMmaKeys == 32 ? 42 : 84) << 10,
+              "attnMMA admitted a spec whose tiles exceed the kernel's shared memory");
 #ifndef POSENC_ATTN_MMA
 // The launcher runs the tensor-core kernel for the calls the main kernel
 // would run (not decode) when the device's image of it was built for sm_80
@@ -1946,7 +1974,7 @@ __device__ __forceinline__ void mma_cp_wait1() {
 }
 
 // mma_warp_or is the bitwise or of the warp's v (every lane of the warp
-// calls it).
+// calls it); 64 bits as two halves.
 __device__ __forceinline__ unsigned int mma_warp_or(unsigned int v) {
 #if !defined(POSENC_CUDA_HOST) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 	__trap(); // never run (attn_mma_ok); redux.sync is sm_80's
@@ -1954,6 +1982,10 @@ __device__ __forceinline__ unsigned int mma_warp_or(unsigned int v) {
 #else
 	return __reduce_or_sync(0xffffffffu, v);
 #endif
+}
+
+__device__ __forceinline__ unsigned long long mma_warp_or(unsigned long long v) {
+	return (unsigned long long)mma_warp_or((unsigned int)(v >> 32)) << 32 | mma_warp_or((unsigned int)v);
 }
 
 #ifndef POSENC_ATTN_MMA_TWO_PART_KEYS
@@ -2023,10 +2055,10 @@ __device__ __forceinline__ unsigned int mma_word(const unsigned short *p) {
 // kernel: clang kept such a lambda as a call, its captures in local
 // memory.
 template <bool PAGED>
-__device__ __forceinline__ unsigned int mma_stage(long long jt, long long j1, int sb, unsigned int (&tb)[2], const int *kpos,
-                                                  const int *slots, long long cache_slots, int (*kp)[kMmaKeys],
-                                                  long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], unsigned int *anyw,
-                                                  const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
+__device__ __forceinline__ MmaBits mma_stage(long long jt, long long j1, int sb, MmaBits (&tb)[2], const int *kpos, const int *slots,
+                                             long long cache_slots, int (*kp)[kMmaKeys], long long (*kr)[kMmaKeys],
+                                             unsigned char (*badk)[kMmaKeys], MmaBits *anyw, const int (&rr)[2],
+                                             const long long (&qp)[2], int nrows, int causal, int window) {
 	const int tid = threadIdx.x, lane = tid & 31, tig = lane & 3;
 	const int nk = j1 - jt < kMmaKeys ? (int)(j1 - jt) : kMmaKeys;
 	if (tid < kMmaKeys) {
@@ -2053,14 +2085,14 @@ __device__ __forceinline__ unsigned int mma_stage(long long jt, long long j1, in
 #pragma unroll
 				for (int e = 0; e < 2; ++e) {
 					const int c = 8 * t + 2 * tig + e;
-					tb[x] |= attn_masked(qp[x], kp[sb][c], causal, window) ? 0u : 1u << c;
+					tb[x] |= attn_masked(qp[x], kp[sb][c], causal, window) ? 0 : mma_bit(c);
 				}
 	}
-	const unsigned int wbits = mma_warp_or(tb[0] | tb[1]);
+	const MmaBits wbits = mma_warp_or(tb[0] | tb[1]);
 	if (lane == 0)
 		anyw[tid >> 5] = wbits;
 	__syncthreads();
-	unsigned int seen_keys = 0;
+	MmaBits seen_keys = 0;
 	for (int x = 0; x < kMmaWarps; ++x)
 		seen_keys |= anyw[x];
 	return seen_keys;
@@ -2079,15 +2111,20 @@ namespace {
 
 // attn_mma_ok reports whether the tensor-core kernel of FORM can run on the
 // current device: the image loaded for it was compiled for sm_80 or later
-// (its PTX version; an older one holds a trap instead of the mma).
+// (its PTX version; an older one holds a trap instead of the mma), and the
+// kernel may take kMmaDynBytes of dynamic shared memory (its limit raised
+// to that, which a device refuses where its static and dynamic shared
+// memory would exceed a block's).
 template <int FORM>
 bool attn_mma_ok() {
+	const void *const f = (const void *)posenc_grope_llama4_bf16_attention_mma_kernel<FORM>;
 	cudaFuncAttributes attr;
-	if (cudaFuncGetAttributes(&attr, (const void *)posenc_grope_llama4_bf16_attention_mma_kernel<FORM>) != cudaSuccess) {
+	if (cudaFuncGetAttributes(&attr, f) != cudaSuccess || attr.ptxVersion < 80 ||
+	    cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, kMmaDynBytes) != cudaSuccess) {
 		(void)cudaGetLastError();
 		return false;
 	}
-	return attr.ptxVersion >= 80;
+	return true;
 }
 
 } // namespace
@@ -2106,20 +2143,24 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
 	constexpr bool kMmaAsync = !ROTATE_K && POSENC_ATTN_MMA_ASYNC;
 	constexpr float kNegInf = -__builtin_huge_valf();
-	// s_q: the item's q rows, then k and v buffer 1 once the warps hold
-	// their q fragments; s_kv: k and v buffer 0.
-	__shared__ uint4 s_q4[kMmaRows * kMmaStride / 8], s_kv4[2 * kMmaKeys * kMmaStride / 8];
-	static_assert(kMmaRows == 2 * kMmaKeys, "k and v buffer 1 is the q tile");
-	unsigned short *const s_q = reinterpret_cast<unsigned short *>(s_q4);
-	unsigned short *const s_kv = reinterpret_cast<unsigned short *>(s_kv4);
+	// Dynamic shared memory (kMmaDynBytes, above): s_kv, k and v buffer 0
+	// then buffer 1, whose start s_q holds the item's q rows until the
+	// warps hold their q fragments; s_f, f32 rows through the term's load
+	// hook, or a tile's p.
+#ifdef POSENC_CUDA_HOST
+	uint4 *const s_dyn = posenc_host::dynamic_shared();
+#else
+	extern __shared__ uint4 s_dyn[];
+#endif
+	unsigned short *const s_kv = reinterpret_cast<unsigned short *>(s_dyn);
+	unsigned short *const s_q = s_kv + 2 * kMmaTileHalves;
+	float *const s_f = reinterpret_cast<float *>(s_kv + 4 * kMmaTileHalves);
 	// mma_kbuf and mma_vbuf: buffer sb's k and v tiles ([kMmaKeys][kMmaStride]).
-	auto mma_kbuf = [&](int sb) { return sb ? s_q : s_kv; };
-	auto mma_vbuf = [&](int sb) { return mma_kbuf(sb) + kMmaKeys * kMmaStride; };
-	// s_f: f32 rows through the term's load hook, or a tile's p.
-	__shared__ float s_f[kMmaF];
+	auto mma_kbuf = [&](int sb) { return s_kv + 2 * kMmaTileHalves * sb; };
+	auto mma_vbuf = [&](int sb) { return mma_kbuf(sb) + kMmaTileHalves; };
 	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
 	__shared__ int s_h[kMmaRows];
-	__shared__ unsigned int s_anyw[kMmaWarps];
+	__shared__ MmaBits s_anyw[kMmaWarps];
 	// Two sets (the tile computed and the next) of the keys' positions,
 	// rows, and whether key c's v holds a NaN or an infinity.
 	__shared__ int s_kp[2][kMmaKeys];
@@ -2130,10 +2171,10 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 
 	// The angle steps of rotated keys' runs (attn_term_steps).
 	__shared__ float s_steps[ROTATE_K && kAttnStepUnits > 0 ? 2 * (kMmaRun - 1) * kAttnStepUnits : 1];
-	static_assert(sizeof(s_q4) + sizeof(s_kv4) + sizeof(s_f) + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) +
-	                      sizeof(s_anyw) + sizeof(s_kp) + sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) + sizeof(s_steps) <=
-	                  (48 << 10),
-	              "the tensor-core kernel's static shared memory exceeds 48 KiB");
+	static_assert(kMmaDynBytes + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) + sizeof(s_anyw) + sizeof(s_kp) +
+	                      sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) + sizeof(s_steps) <=
+	                  (kMmaKeys == 32 ? 48 << 10 : 99 << 10),
+	              "the tensor-core kernel's shared memory exceeds 48 KiB (32 keys) or 99 KiB (64)");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int gid = lane >> 2, tig = lane & 3;
 	attn_term_init(s_term, max_pos);
@@ -2224,7 +2265,7 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 		// 128-bit pieces, zeros for a key no row sees (in keys): with
 		// kMmaAsync as cp.async copies (the caller commits them as one
 		// group), else as loads and stores.
-		auto fetch = [&](int sb, unsigned int keys) {
+		auto fetch = [&](int sb, MmaBits keys) {
 			for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
 				const int c = e / kPieces, p = e % kPieces;
 				const bool on = (keys >> c) & 1u;
@@ -2245,7 +2286,7 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 				}
 			}
 		};
-		unsigned int bits[2] = {0u, 0u}, any = 0;
+		MmaBits bits[2] = {0, 0}, any = 0;
 		if (ntiles > 0) {
 			any = mma_stage<PAGED>(j0 + (ntiles - 1) * kMmaKeys, j1, 0, bits, kpos, slots, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows,
 			                       causal, window);
@@ -2261,7 +2302,7 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 			// k and v on their way to the other buffer while this tile is
 			// computed (FlashAttention-2's prefetch); the previous tile, the
 			// last reader of that set and buffer, ended with a barrier.
-			unsigned int nbits[2] = {0u, 0u}, nany = 0;
+			MmaBits nbits[2] = {0, 0}, nany = 0;
 			if (tile > 0) {
 				nany = mma_stage<PAGED>(j - kMmaKeys, j1, (int)b ^ 1, nbits, kpos, slots, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp,
 				                        nrows, causal, window);
@@ -2372,8 +2413,9 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 							sum += p;
 						}
 					l[x] = l[x] * alpha[x] + sum;
-					// Whether the row sees a key of the tile: its 4 lanes' bits.
-					unsigned int rowb = bits[x] | __shfl_xor_sync(0xffffffffu, bits[x], 1);
+					// Whether the row sees a key of the tile: any of its 4 lanes' bits.
+					unsigned int rowb = bits[x] != 0 ? 1u : 0u;
+					rowb |= __shfl_xor_sync(0xffffffffu, rowb, 1);
 					rowb |= __shfl_xor_sync(0xffffffffu, rowb, 2);
 					m[x] = rowb ? mn : m[x];
 					seen |= rowb ? 1u << x : 0u;
@@ -2387,9 +2429,9 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 						acc[t][3] *= alpha[1];
 					}
 				__syncthreads(); // vb, s_badk
-				unsigned int bad = 0;
+				MmaBits bad = 0;
 				for (int c = 0; c < kMmaKeys; ++c)
-					bad |= s_badk[b][c] ? 1u << c : 0u;
+					bad |= s_badk[b][c] ? mma_bit(c) : 0;
 				if (bad) { // block-uniform: the whole v row of such a key leaves the mma
 					for (int e = tid; e < kMmaKeys * kAttnDim; e += kMmaThreads)
 						if ((bad >> (e / kAttnDim)) & 1u)
@@ -2748,7 +2790,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		              cache_slots, qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else
 	if (mma) {
-		POSENC_LAUNCH(posenc_grope_llama4_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kMmaThreads), 0, stream, out, q, k, v,
+		POSENC_LAUNCH(posenc_grope_llama4_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kMmaThreads), kMmaDynBytes, stream, out, q, k, v,
 		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
 		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else
