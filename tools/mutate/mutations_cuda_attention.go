@@ -73,7 +73,7 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn paged (main kernel): a slot outside the cache read as a key", "templates/attention.cu.tmpl", "",
 		"						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;", "", "cudahost paged launcher", 0},
 	{"cuda attn mma paged: a slot outside the cache read as a key", "templates/attention_mma.cu.tmpl", "",
-		"p = (unsigned long long)r < (unsigned long long)cache_slots ? p : -1;", "(void)cache_slots;", "cudahost paged launcher", 0},
+		"kp[sb][tid] = !PAGED || (unsigned long long)f.r < (unsigned long long)cache_slots ? f.p : -1;", "kp[sb][tid] = f.p;", "cudahost paged launcher", 0},
 	{"cuda attn decode: every row's p times a key's v, seen or not (0·NaN)", "templates/attention_decode.cu.tmpl", "",
 		"								if ((bits[u] >> r) & 1u)\n									a = fmaf(p[u], vf[u][e], a);", "								a = fmaf(p[u], vf[u][e], a);", "verify cuda t5_base", 0},
 	// rpe_bias's bias rows in shared memory (attn_term_item), which the
@@ -163,6 +163,8 @@ var cudaAttentionMutations = []Mutation{
 		"+ 16 * (kMmaKSteps - 1));", "+ 16 * (kMmaKSteps - 2));", "cuda attention mma", 0},
 	{"cuda attn mma: the keys some row sees taken from the first warp's rows", "templates/attention_mma.cu.tmpl", "",
 		"seen_keys |= anyw[x];", "seen_keys |= anyw[0];", "cuda attention mma", 0},
+	{"cuda attn mma: the keys read ahead are the staged tile's, not the next one's", "templates/attention_mma.cu.tmpl", "",
+		"pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);", "pnext = mma_pos_load<PAGED>(j - kMmaKeys, j1, kpos, slots);", "cuda attention mma", 0},
 	// Key tiles of 64 (POSENC_ATTN_MMA_KEYS 64): 64-bit masks, dynamic
 	// shared memory past 48 KiB (rope_mma's 52 KiB at head dim 64; ALiBi's
 	// head dim 48 takes 44).

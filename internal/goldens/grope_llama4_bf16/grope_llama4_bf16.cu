@@ -2044,9 +2044,34 @@ __device__ __forceinline__ unsigned int mma_word(const unsigned short *p) {
 	return *reinterpret_cast<const unsigned int *>(p);
 }
 
-// mma_stage writes the positions and rows of the key tile at jt (padding
-// past the split's end j1 or outside the cache) to set sb of kp, kr and
-// badk (cleared), and the lane's mask bits (bit c: its row sees key c,
+// MmaPos is a thread's key of a tile as read from memory (mma_pos_load):
+// its position (−1 past the split's end) and row of k and v (its slot,
+// paged, not yet checked against the cache).
+struct MmaPos {
+	int p;
+	long long r;
+};
+
+// mma_pos_load reads thread tid's key (tid < kMmaKeys) of the key tile at
+// jt, keys at j1 and past being padding. The tile loop reads a tile's keys
+// a tile before mma_stage needs them, so that the block's barrier after
+// the stage does not wait for their loads.
+template <bool PAGED>
+__device__ __forceinline__ MmaPos mma_pos_load(long long jt, long long j1, const int *kpos, const int *slots) {
+	const int tid = threadIdx.x;
+	MmaPos f = {-1, jt + tid};
+	if (tid < kMmaKeys && jt + tid < j1) {
+		f.p = kpos[f.r];
+		if (PAGED)
+			f.r = slots[f.r];
+	}
+	return f;
+}
+
+// mma_stage writes the positions and rows of the key tile at jt, f its
+// threads' keys from mma_pos_load (padding past the split's end or outside
+// the cache), to set sb of kp, kr and badk (cleared), and the lane's mask
+// bits (bit c: its row sees key c,
 // padding none) to tb: of its two rows rr (at qp) at the keys its scores
 // take, 2·tig and + 1 of each 8 (a row past the tile's nrows sees none),
 // so every warp forms its own rows' and none waits for another's. It
@@ -2055,24 +2080,13 @@ __device__ __forceinline__ unsigned int mma_word(const unsigned short *p) {
 // kernel: clang kept such a lambda as a call, its captures in local
 // memory.
 template <bool PAGED>
-__device__ __forceinline__ MmaBits mma_stage(long long jt, long long j1, int sb, MmaBits (&tb)[2], const int *kpos, const int *slots,
-                                             long long cache_slots, int (*kp)[kMmaKeys], long long (*kr)[kMmaKeys],
-                                             unsigned char (*badk)[kMmaKeys], MmaBits *anyw, const int (&rr)[2],
-                                             const long long (&qp)[2], int nrows, int causal, int window) {
+__device__ __forceinline__ MmaBits mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[2], long long cache_slots, int (*kp)[kMmaKeys],
+                                             long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], MmaBits *anyw,
+                                             const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
 	const int tid = threadIdx.x, lane = tid & 31, tig = lane & 3;
-	const int nk = j1 - jt < kMmaKeys ? (int)(j1 - jt) : kMmaKeys;
 	if (tid < kMmaKeys) {
-		long long r = jt + tid;
-		int p = -1;
-		if (tid < nk) {
-			p = kpos[r];
-			if (PAGED) {
-				r = slots[r];
-				p = (unsigned long long)r < (unsigned long long)cache_slots ? p : -1;
-			}
-		}
-		kp[sb][tid] = p;
-		kr[sb][tid] = r;
+		kp[sb][tid] = !PAGED || (unsigned long long)f.r < (unsigned long long)cache_slots ? f.p : -1;
+		kr[sb][tid] = f.r;
 		badk[sb][tid] = 0;
 	}
 	__syncthreads();
@@ -2287,9 +2301,14 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 			}
 		};
 		MmaBits bits[2] = {0, 0}, any = 0;
+		// pnext: the keys of the tile staged next (a tile ahead, read a
+		// tile before their stage).
+		MmaPos pnext = {-1, 0};
 		if (ntiles > 0) {
-			any = mma_stage<PAGED>(j0 + (ntiles - 1) * kMmaKeys, j1, 0, bits, kpos, slots, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows,
-			                       causal, window);
+			const MmaPos first = mma_pos_load<PAGED>(j0 + (ntiles - 1) * kMmaKeys, j1, kpos, slots);
+			if (ntiles > 1)
+				pnext = mma_pos_load<PAGED>(j0 + (ntiles - 2) * kMmaKeys, j1, kpos, slots);
+			any = mma_stage<PAGED>(first, 0, bits, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows, causal, window);
 			if (kMmaAsync) {
 				if (any)
 					fetch(0, any);
@@ -2304,8 +2323,9 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 			// last reader of that set and buffer, ended with a barrier.
 			MmaBits nbits[2] = {0, 0}, nany = 0;
 			if (tile > 0) {
-				nany = mma_stage<PAGED>(j - kMmaKeys, j1, (int)b ^ 1, nbits, kpos, slots, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp,
-				                        nrows, causal, window);
+				nany = mma_stage<PAGED>(pnext, (int)b ^ 1, nbits, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows, causal, window);
+				if (tile > 1) // the keys of the tile after it, staged by the next iteration
+					pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);
 				if (kMmaAsync && nany)
 					fetch((int)b ^ 1, nany);
 			}
