@@ -112,6 +112,11 @@ static __device__ __forceinline__ unsigned int __shfl_xor_sync(unsigned int mask
 	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, %3;" : "=r"(r) : "r"(v), "r"(lane_mask), "r"(mask));
 	return r;
 }
+static __device__ __forceinline__ int __shfl_sync(unsigned int mask, int v, int src_lane) {
+	int r;
+	asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, %3;" : "=r"(r) : "r"(v), "r"(src_lane), "r"(mask));
+	return r;
+}
 // __reduce_or_sync: redux.sync.or (PTX 7.0, sm_80).
 static __device__ __forceinline__ unsigned int __reduce_or_sync(unsigned int mask, unsigned int v) {
 	unsigned int r;

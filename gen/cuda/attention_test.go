@@ -92,7 +92,7 @@ func TestAttentionPTX(t *testing.T) {
 			}
 			bf16 := strings.Contains(y, "dtype: bf16")
 			for _, op := range []string{"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-				"redux.sync.or.b32", "cvt.rn.bf16x2.f32", "cp.async.cg.shared.global", "cp.async.wait_group 1"} {
+				"redux.sync.or.b32", "cvt.rn.bf16x2.f32", "cp.async.cg.shared.global", "cp.async.wait_all", "shfl.sync.idx.b32"} {
 				if bf16 != strings.Contains(ptx, op) {
 					t.Errorf("%s: %s in the PTX: %v, want %v (bf16 storage: the tensor-core kernel)", name, op, !bf16, bf16)
 				}

@@ -485,9 +485,21 @@ inline T shfl_xor(T v, int lane_mask) {
 	const unsigned int src = (me & ~31u) | ((me ^ (unsigned int)lane_mask) & 31u);
 	return src < fibers.size() ? slot_get<T>(buf, src, 0) : v;
 }
+
+// shfl_idx gives lane l the value of lane src_lane (mod 32) of its warp.
+template <typename T>
+inline T shfl_idx(T v, int src_lane) {
+	const unsigned int me = linear_tid();
+	const unsigned char *buf = exchange(&v, sizeof v);
+	const unsigned int src = (me & ~31u) | ((unsigned int)src_lane & 31u);
+	return src < fibers.size() ? slot_get<T>(buf, src, 0) : v;
+}
 } // namespace posenc_host
 inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) { return posenc_host::shfl_xor(v, lane_mask); }
 inline unsigned int __shfl_xor_sync(unsigned int, unsigned int v, int lane_mask) { return posenc_host::shfl_xor(v, lane_mask); }
+// __shfl_sync: lane l receives the value of lane src_lane of its warp (as
+// __shfl_xor_sync, block-uniform; the mask is not checked).
+inline int __shfl_sync(unsigned int, int v, int src_lane) { return posenc_host::shfl_idx(v, src_lane); }
 
 inline float __uint_as_float(unsigned int x) {
 	float f;

@@ -1859,8 +1859,9 @@ __device__ __forceinline__ void mma_ldm2(unsigned int (&r)[2], const unsigned sh
 // (both 16-byte aligned), zeros where on is false (src is not read),
 // cp.async.cg.shared.global with a source size of 16 or 0 (PTX ISA,
 // "cp.async"); mma_cp_commit closes the thread's group of copies and
-// mma_cp_wait1 waits until at most the newest group is pending
-// (cp.async.commit_group, cp.async.wait_group 1). The host emulator writes
+// mma_cp_wait_all waits until none is pending (cp.async.commit_group,
+// cp.async.wait_all: the tile loop has one group in flight, the tile it is
+// about to compute, when it waits). The host emulator writes
 // a NaN pattern at the start and the bytes at the wait, so that a read
 // before the wait, or a copy over a tile still being read, fails.
 __device__ __forceinline__ void mma_cp16(unsigned short *dst, const store_t *src, bool on) {
@@ -1887,13 +1888,13 @@ __device__ __forceinline__ void mma_cp_commit() {
 #endif
 }
 
-__device__ __forceinline__ void mma_cp_wait1() {
+__device__ __forceinline__ void mma_cp_wait_all() {
 #ifdef POSENC_CUDA_HOST
-	posenc_host::cp_async_wait(1);
+	posenc_host::cp_async_wait(0);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 	__trap();
 #else
-	asm volatile("cp.async.wait_group 1;" ::: "memory");
+	asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
 
@@ -1968,52 +1969,76 @@ __device__ __forceinline__ unsigned int mma_word(const unsigned short *p) {
 	return *reinterpret_cast<const unsigned int *>(p);
 }
 
-// MmaPos is a thread's key of a tile as read from memory (mma_pos_load):
-// its position (−1 past the split's end) and row of k and v (its slot,
-// paged, not yet checked against the cache).
+// kMmaPosPerLane is the keys of a tile whose positions each lane of every
+// warp holds (lane l: keys l, l + 32, …).
+constexpr int kMmaPosPerLane = kMmaKeys / 32;
+
+// MmaPos is a lane's keys of a tile as read from memory (mma_pos_load):
+// key l + 32·i's position (−1 past the split's end) and row of k and v
+// (its slot, paged, not yet checked against the cache: a check here would
+// wait for the load).
 struct MmaPos {
-	int p;
-	long long r;
+	int p[kMmaPosPerLane];
+	long long r[kMmaPosPerLane];
 };
 
-// mma_pos_load reads thread tid's key (tid < kMmaKeys) of the key tile at
-// jt, keys at j1 and past being padding. The tile loop reads a tile's keys
-// a tile before mma_stage needs them, so that the block's barrier after
-// the stage does not wait for their loads.
+// mma_pos_load reads the lane's keys (every warp its own copy) of the key
+// tile at jt, keys at j1 and past being padding. The tile loop reads a
+// tile's keys a tile before mma_stage needs them, so that no barrier waits
+// for their loads.
 template <bool PAGED>
 __device__ __forceinline__ MmaPos mma_pos_load(long long jt, long long j1, const int *kpos, const int *slots) {
-	const int tid = threadIdx.x;
-	MmaPos f = {-1, jt + tid};
-	if (tid < kMmaKeys && jt + tid < j1) {
-		f.p = kpos[f.r];
-		if (PAGED)
-			f.r = slots[f.r];
+	const int lane = threadIdx.x & 31;
+	MmaPos f;
+#pragma unroll
+	for (int i = 0; i < kMmaPosPerLane; ++i) {
+		const long long j = jt + lane + 32 * i;
+		f.p[i] = -1;
+		f.r[i] = j;
+		if (j < j1) {
+			f.p[i] = kpos[j];
+			if (PAGED)
+				f.r[i] = slots[j];
+		}
 	}
 	return f;
 }
 
-// mma_stage writes the positions and rows of the key tile at jt, f its
-// threads' keys from mma_pos_load (padding past the split's end or outside
-// the cache), to set sb of kp, kr and badk (cleared), and the lane's mask
-// bits (bit c: its row sees key c,
-// padding none) to tb: of its two rows rr (at qp) at the keys its scores
-// take, 2·tig and + 1 of each 8 (a row past the tile's nrows sees none),
-// so every warp forms its own rows' and none waits for another's. It
-// returns the keys some row sees (the warps' or through anyw, then the
-// block's): block-uniform, two barriers. A function, not a lambda of the
+// mma_stage stages the key tile whose keys f holds (mma_pos_load; a paged
+// slot outside the cache is padding): warp 0 writes set sb of kp, kr and
+// badk (cleared); every lane forms its mask bits (bit c: its row sees key
+// c, padding none) to tb, of its two rows rr (at qp) at the keys its
+// scores take, 2·tig and + 1 of each 8 (a row past the tile's nrows sees
+// none), the positions from its warp's lanes by shuffles; lane 0 of each
+// warp writes the or of its warp's bits to anyw[warp] (the set's). No
+// barrier: the caller's next one publishes them (mma_seen). A function, not a lambda of the
 // kernel: clang kept such a lambda as a call, its captures in local
 // memory.
 template <bool PAGED>
-__device__ __forceinline__ MmaBits mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[2], long long cache_slots, int (*kp)[kMmaKeys],
-                                             long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], MmaBits *anyw,
-                                             const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
+__device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[2], long long cache_slots, int (*kp)[kMmaKeys],
+                                          long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], MmaBits *anyw,
+                                          const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
 	const int tid = threadIdx.x, lane = tid & 31, tig = lane & 3;
-	if (tid < kMmaKeys) {
-		kp[sb][tid] = !PAGED || (unsigned long long)f.r < (unsigned long long)cache_slots ? f.p : -1;
-		kr[sb][tid] = f.r;
-		badk[sb][tid] = 0;
+	int p[kMmaPosPerLane];
+#pragma unroll
+	for (int i = 0; i < kMmaPosPerLane; ++i) {
+		p[i] = !PAGED || (unsigned long long)f.r[i] < (unsigned long long)cache_slots ? f.p[i] : -1;
+		if (tid < 32) {
+			kp[sb][lane + 32 * i] = p[i];
+			kr[sb][lane + 32 * i] = f.r[i];
+			badk[sb][lane + 32 * i] = 0;
+		}
 	}
-	__syncthreads();
+	// The positions of the lane's keys (every lane takes part in the
+	// shuffles; the rows' tests follow).
+	int pc[kMmaKeyTiles][2];
+#pragma unroll
+	for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+		for (int e = 0; e < 2; ++e) {
+			const int c = 8 * t + 2 * tig + e;
+			pc[t][e] = __shfl_sync(0xffffffffu, p[(8 * t) / 32], c % 32);
+		}
 #pragma unroll
 	for (int x = 0; x < 2; ++x) {
 		tb[x] = 0;
@@ -2021,16 +2046,20 @@ __device__ __forceinline__ MmaBits mma_stage(const MmaPos &f, int sb, MmaBits (&
 #pragma unroll
 			for (int t = 0; t < kMmaKeyTiles; ++t)
 #pragma unroll
-				for (int e = 0; e < 2; ++e) {
-					const int c = 8 * t + 2 * tig + e;
-					tb[x] |= attn_masked(qp[x], kp[sb][c], causal, window) ? 0 : mma_bit(c);
-				}
+				for (int e = 0; e < 2; ++e)
+					tb[x] |= attn_masked(qp[x], pc[t][e], causal, window) ? 0 : mma_bit(8 * t + 2 * tig + e);
 	}
 	const MmaBits wbits = mma_warp_or(tb[0] | tb[1]);
 	if (lane == 0)
 		anyw[tid >> 5] = wbits;
-	__syncthreads();
+}
+
+// mma_seen is the keys some row of the staged tile sees: the or of the
+// warps' anyw, read after the barrier that follows mma_stage
+// (block-uniform).
+__device__ __forceinline__ MmaBits mma_seen(const MmaBits *anyw) {
 	MmaBits seen_keys = 0;
+#pragma unroll
 	for (int x = 0; x < kMmaWarps; ++x)
 		seen_keys |= anyw[x];
 	return seen_keys;
@@ -2098,7 +2127,10 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 	auto mma_vbuf = [&](int sb) { return mma_kbuf(sb) + kMmaTileHalves; };
 	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
 	__shared__ int s_h[kMmaRows];
-	__shared__ MmaBits s_anyw[kMmaWarps];
+	// The warps' or of the mask bits of the tiles staged in set sb
+	// (mma_stage), read after the next barrier: two, as the tile loop's
+	// first stage follows the prologue's read with no barrier between.
+	__shared__ MmaBits s_anyw[2][kMmaWarps];
 	// Two sets (the tile computed and the next) of the keys' positions,
 	// rows, and whether key c's v holds a NaN or an infinity.
 	__shared__ int s_kp[2][kMmaKeys];
@@ -2227,42 +2259,53 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 		MmaBits bits[2] = {0, 0}, any = 0;
 		// pnext: the keys of the tile staged next (a tile ahead, read a
 		// tile before their stage).
-		MmaPos pnext = {-1, 0};
+		MmaPos pnext = mma_pos_load<PAGED>(j0, j0, kpos, slots); // padding
 		if (ntiles > 0) {
 			const MmaPos first = mma_pos_load<PAGED>(j0 + (ntiles - 1) * kMmaKeys, j1, kpos, slots);
 			if (ntiles > 1)
 				pnext = mma_pos_load<PAGED>(j0 + (ntiles - 2) * kMmaKeys, j1, kpos, slots);
-			any = mma_stage<PAGED>(first, 0, bits, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows, causal, window);
+			mma_stage<PAGED>(first, 0, bits, cache_slots, s_kp, s_kr, s_badk, s_anyw[0], rr, qp, nrows, causal, window);
+			__syncthreads(); // set 0
+			any = mma_seen(s_anyw[0]);
 			if (kMmaAsync) {
 				if (any)
 					fetch(0, any);
 				mma_cp_commit();
 			}
 		}
+		// Three barriers a tile (five before the stage went barrier-free):
+		// A (its k and v in, the next tile's set written), B (its v
+		// tested), C (its shared memory read).
 		for (long long tile = ntiles - 1, b = 0; tile >= 0; --tile, b ^= 1) {
 			const long long j = j0 + tile * kMmaKeys;
-			// The next tile's positions and mask bits, and (kMmaAsync) its
-			// k and v on their way to the other buffer while this tile is
-			// computed (FlashAttention-2's prefetch); the previous tile, the
-			// last reader of that set and buffer, ended with a barrier.
+			// The next tile's positions and mask bits to the other set; the
+			// previous tile, the last reader of that set and of the other
+			// buffer, ended with barrier C.
 			MmaBits nbits[2] = {0, 0}, nany = 0;
 			if (tile > 0) {
-				nany = mma_stage<PAGED>(pnext, (int)b ^ 1, nbits, cache_slots, s_kp, s_kr, s_badk, s_anyw, rr, qp, nrows, causal, window);
+				mma_stage<PAGED>(pnext, (int)b ^ 1, nbits, cache_slots, s_kp, s_kr, s_badk, s_anyw[b ^ 1], rr, qp, nrows, causal, window);
 				if (tile > 1) // the keys of the tile after it, staged by the next iteration
 					pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);
-				if (kMmaAsync && nany)
-					fetch((int)b ^ 1, nany);
 			}
-			if (kMmaAsync) {
-				mma_cp_commit();
-				mma_cp_wait1(); // every group but the newest: this tile's copies are in
+			if (kMmaAsync)
+				mma_cp_wait_all(); // this tile's copies, the one group in flight
+			else if (any != 0)
+				fetch((int)b, any); // this tile's pieces, loaded now
+			__syncthreads(); // A: the tile's k and v (ROTATE_K: s_f is free); the next tile's set
+			if (tile > 0) {
+				nany = mma_seen(s_anyw[b ^ 1]);
+				// (kMmaAsync) the next tile's k and v on their way to the
+				// other buffer while this tile is computed
+				// (FlashAttention-2's prefetch).
+				if (kMmaAsync) {
+					if (nany)
+						fetch((int)b ^ 1, nany);
+					mma_cp_commit();
+				}
 			}
 			if (any != 0) { // block-uniform: else no row sees a key of this tile
 				unsigned short *const kb = mma_kbuf((int)b), *const vb = mma_vbuf((int)b);
 				const int *const kps = s_kp[b];
-				if (!kMmaAsync)
-					fetch((int)b, any); // this tile's pieces, loaded now
-				__syncthreads(); // the tile's k and v (ROTATE_K: s_f is free)
 				for (int c0 = 0; ROTATE_K && c0 < kMmaKeys; c0 += kMmaStageRows) {
 					// Runs of kMmaRun keys, each pair's angles by addition
 					// from the run's first (attn_term_load_run).
@@ -2372,7 +2415,7 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 						acc[t][2] *= alpha[1];
 						acc[t][3] *= alpha[1];
 					}
-				__syncthreads(); // vb, s_badk
+				__syncthreads(); // B: vb, s_badk
 				MmaBits bad = 0;
 				for (int c = 0; c < kMmaKeys; ++c)
 					bad |= s_badk[b][c] ? mma_bit(c) : 0;
@@ -2449,7 +2492,7 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 					}
 				}
 			}
-			__syncthreads(); // the tile's shared memory is read
+			__syncthreads(); // C: the tile's shared memory is read
 			bits[0] = nbits[0], bits[1] = nbits[1], any = nany;
 		}
 		// The row's l over its four lanes; then out (or the split's partial).
