@@ -2011,9 +2011,9 @@ __device__ __forceinline__ MmaPos mma_pos_load(long long jt, long long j1, const
 // scores take, 2·tig and + 1 of each 8 (a row past the tile's nrows sees
 // none), the positions from its warp's lanes by shuffles; lane 0 of each
 // warp writes the or of its warp's bits to anyw[warp] (the set's). No
-// barrier: the caller's next one publishes them (mma_seen). A function, not a lambda of the
-// kernel: clang kept such a lambda as a call, its captures in local
-// memory.
+// barrier: the caller's next one publishes them (mma_seen). A function,
+// not a lambda of the kernel: clang kept such a lambda as a call, its
+// captures in local memory.
 template <bool PAGED>
 __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[2], long long cache_slots, int (*kp)[kMmaKeys],
                                           long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], MmaBits *anyw,
