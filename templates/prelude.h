@@ -53,6 +53,10 @@ struct cudaFuncAttributes {
 };
 extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func);
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+extern "C" cudaError_t cudaGetDevice(int *device);
+extern "C" cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
+extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size, size_t dynamic_smem);
 extern "C" cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value);
 static __device__ __forceinline__ void __trap() { asm volatile("trap;"); }
 // clang lowers kernel<<<g, b, s, st>>>(...) to a call of this hook when it

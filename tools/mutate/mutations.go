@@ -115,6 +115,7 @@ var checks = map[string]Check{
 	"cuda attention mma rope":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rope_mma$/^mma$", "./gen/cuda"}},
 	"cuda attention mma t5":            {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rpe_t5_mma$/^mma$", "./gen/cuda"}},
 	"cuda ptx bf16":                    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestZooPTX$/^llama31_8b_bf16$", "./gen/cuda"}},
+	"cuda attention wave fit":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttnWaveFit$", "./gen/cuda"}},
 	"cuda attention mma chosen":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMAChosen$/^default$", "./gen/cuda"}},
 	"verify cuda transformer_base":     verify("cuda-host", "transformer_base"),
 	"verify cuda bloom_7b1":            verify("cuda-host", "bloom_7b1"),

@@ -171,6 +171,15 @@ var cudaAttentionMutations = []Mutation{
 		"seen_keys |= anyw[x];", "seen_keys |= anyw[0];", "cuda attention mma", 0},
 	{"cuda attn mma: the keys read ahead are the staged tile's, not the next one's", "templates/attention_mma.cu.tmpl", "",
 		"pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);", "pnext = mma_pos_load<PAGED>(j - kMmaKeys, j1, kpos, slots);", "cuda attention mma", 0},
+	// The decode split's fit to the device's waves (attn_wave_fit).
+	{"cuda attn wave fit: the least even count chosen", "templates/attention_launch.cu.tmpl", "",
+		"if (eff > beff || (eff == beff && d < bd)) {", "if (eff < beff || beff < 0.0 || (eff == beff && d < bd)) {", "cuda attention wave fit", 0},
+	{"cuda attn wave fit: a tie goes to the count farthest from the target's", "templates/attention_launch.cu.tmpl", "",
+		"if (eff > beff || (eff == beff && d < bd)) {", "if (eff > beff || (eff == beff && d > bd)) {", "cuda attention wave fit", 0},
+	{"cuda attn wave fit: the count past the caps", "templates/attention_launch.cu.tmpl", "",
+		"hi = 2 * s0 < smax ? 2 * s0 : smax;", "hi = 2 * s0;", "cuda attention wave fit", 0},
+	{"cuda attn wave fit: waves counted rounded down", "templates/attention_launch.cu.tmpl", "",
+		"waves = (items + slots - 1) / slots;", "waves = items / slots + (items < slots);", "cuda attention wave fit", 0},
 	// Key tiles of 64 (POSENC_ATTN_MMA_KEYS 64): 64-bit masks, dynamic
 	// shared memory past 48 KiB (rope_mma's 52 KiB at head dim 64; ALiBi's
 	// head dim 48 takes 44).

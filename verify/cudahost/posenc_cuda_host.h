@@ -434,6 +434,30 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
 	return cudaSuccess;
 }
 
+// cudaGetDevice, cudaDeviceGetAttribute and
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor: the device the launchers
+// size their splits for, an H100's 132 SMs holding kEmuBlocksPerSM blocks
+// of every kernel (the emulator has no occupancy; launches run one block
+// at a time whatever these say).
+constexpr int kEmuSMs = 132, kEmuBlocksPerSM = 4;
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+inline cudaError_t cudaGetDevice(int *device) {
+	*device = 0;
+	return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
+	if (value == nullptr || device != 0 || attr != cudaDevAttrMultiProcessorCount)
+		return cudaErrorInvalidValue;
+	*value = kEmuSMs;
+	return cudaSuccess;
+}
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *, int block_size, size_t) {
+	if (blocks == nullptr || block_size <= 0 || block_size > 1024)
+		return cudaErrorInvalidValue;
+	*blocks = kEmuBlocksPerSM;
+	return cudaSuccess;
+}
+
 struct posenc_host_event {
 	std::chrono::steady_clock::time_point t;
 	bool recorded;

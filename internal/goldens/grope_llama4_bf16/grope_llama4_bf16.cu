@@ -2716,6 +2716,53 @@ posenc_grope_llama4_bf16_attention_rotate_kernel(store_t *__restrict__ kr, store
 
 namespace {
 
+#ifndef POSENC_ATTN_DECODE_WAVE_FIT
+// A split decode call's split count is fitted to the device's resident
+// blocks (attn_wave_fit), within half to twice the count its target gives.
+// Define it (-D) to 0 to keep the target's count.
+#define POSENC_ATTN_DECODE_WAVE_FIT 1
+#endif
+
+// attn_wave_fit is the split count, between half and twice s0 (at most
+// smax, at least 1), whose items fill the device's slots resident blocks
+// most evenly: n splits of ⌈ktiles/s⌉ key tiles for a count s, base·n
+// items, running in ⌈base·n/slots⌉ waves, the last of which leaves slots
+// idle unless base·n is a multiple of slots; it maximizes base·n over
+// waves·slots (FlashAttention-2 weighs its split counts by the same
+// efficiency, Dao 2023), ties going to the count nearest s0. A count
+// already fitted is kept: slots unknown (≤ 0) or s0 ≤ 1 returns s0.
+inline long long attn_wave_fit(long long base, long long s0, long long smax, long long ktiles, long long slots) {
+	if (slots <= 0 || s0 <= 1 || base <= 0 || ktiles <= 0)
+		return s0;
+	const long long lo = s0 / 2 > 1 ? s0 / 2 : 1, hi = 2 * s0 < smax ? 2 * s0 : smax;
+	long long best = s0;
+	double beff = -1.0;
+	for (long long s = lo; s <= hi; ++s) {
+		const long long ct = (ktiles + s - 1) / s, n = (ktiles + ct - 1) / ct; // the splits of ct tiles s gives
+		const long long items = base * n, waves = (items + slots - 1) / slots;
+		const double eff = (double)items / (double)(waves * slots);
+		const long long d = n > s0 ? n - s0 : s0 - n, bd = best > s0 ? best - s0 : s0 - best;
+		if (eff > beff || (eff == beff && d < bd)) {
+			beff = eff;
+			best = n;
+		}
+	}
+	return best;
+}
+
+// attn_slots is the blocks of kernel (threads a block, no dynamic shared
+// memory) that the current device holds at once: its SMs times the
+// kernel's occupancy; 0 where the runtime does not say.
+inline long long attn_slots(const void *kernel, int threads) {
+	int dev = 0, sms = 0, per = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	return (long long)sms * per;
+}
+
 // attn_launch checks the arguments (before any launch, in 64-bit
 // arithmetic), picks the split and launches the attention kernel and, when
 // split, the combine kernel, with the workspace from cudaMallocAsync on
@@ -2761,6 +2808,8 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	// kDecRows rows.
 	const bool dec = seq_rows <= kDecMaxRows && aligned16(k) && aligned16(v);
 	const bool dec1 = seq_rows <= kDecOneRow;
+	const auto dec_kernel = dec1 ? &posenc_grope_llama4_bf16_attention_decode_kernel<attn_form(ROTATE_K, PAGED), 1>
+	                             : &posenc_grope_llama4_bf16_attention_decode_kernel<attn_form(ROTATE_K, PAGED), kDecRows>;
 	if (dec) {
 		tile = dec1 ? 1 : kDecRows;
 		target = kDecTargetBlocks;
@@ -2822,6 +2871,13 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		// base < kAttnTargetBlocks bounds qrows, so this product is small.
 		const long long per = qrows * (4ll * kAttnDim + 16);
 		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
+		// The decode kernel's count fitted to the device's waves, under
+		// the same caps.
+		if (POSENC_ATTN_DECODE_WAVE_FIT && dec && !mma) {
+			long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
+			smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
+			splits = attn_wave_fit(base, splits, smax, ktiles, attn_slots((const void *)dec_kernel, kDecThreads));
+		}
 	}
 	long long chunk = (ktiles > 0 ? ktiles : 1) * kAttnKeys;
 	float *ws_acc = nullptr, *ws_ml = nullptr;
@@ -2847,8 +2903,6 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const long long items = base * splits;
 	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks));
 	if (dec && !mma) {
-		const auto dec_kernel = dec1 ? &posenc_grope_llama4_bf16_attention_decode_kernel<attn_form(ROTATE_K, PAGED), 1>
-		                             : &posenc_grope_llama4_bf16_attention_decode_kernel<attn_form(ROTATE_K, PAGED), kDecRows>;
 		POSENC_LAUNCH(dec_kernel, grid, dim3(kDecThreads), 0, stream, out, q, k, v, targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq,
 		              cache_slots, qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else
