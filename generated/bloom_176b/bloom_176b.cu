@@ -1886,13 +1886,13 @@ inline long long attn_wave_fit(long long base, long long s0, long long smax, lon
 	return best;
 }
 
-// attn_slots is the blocks of kernel (threads a block, no dynamic shared
-// memory) that the current device holds at once: its SMs times the
-// kernel's occupancy; 0 where the runtime does not say.
-inline long long attn_slots(const void *kernel, int threads) {
+// attn_slots is the blocks of kernel (threads a block, dyn bytes of
+// dynamic shared memory) that the current device holds at once: its SMs
+// times the kernel's occupancy; 0 where the runtime does not say.
+inline long long attn_slots(const void *kernel, int threads, size_t dyn) {
 	int dev = 0, sms = 0, per = 0;
 	if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0) != cudaSuccess) {
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, dyn) != cudaSuccess) {
 		(void)cudaGetLastError();
 		return 0;
 	}
@@ -1966,12 +1966,14 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		// base < kAttnTargetBlocks bounds qrows, so this product is small.
 		const long long per = qrows * (4ll * kAttnDim + 16);
 		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
-		// The decode kernel's count fitted to the device's waves, under
-		// the same caps.
+		// A decode call's count fitted to the device's waves of the kernel
+		// that runs it (the decode kernel, or the tensor cores' for a GQA
+		// group), under the same caps.
 		if (POSENC_ATTN_DECODE_WAVE_FIT && dec) {
 			long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
 			smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
-			splits = attn_wave_fit(base, splits, smax, ktiles, attn_slots((const void *)dec_kernel, kDecThreads));
+			const long long slots = attn_slots((const void *)dec_kernel, kDecThreads, 0);
+			splits = attn_wave_fit(base, splits, smax, ktiles, slots);
 		}
 	}
 	long long chunk = (ktiles > 0 ? ktiles : 1) * kAttnKeys;
