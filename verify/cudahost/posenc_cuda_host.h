@@ -502,21 +502,19 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
 // warp (a block-uniform call, through posenc_host::exchange). The mask
 // argument is not checked.
 namespace posenc_host {
-template <typename T>
-inline T shfl_xor(T v, int lane_mask) {
-	const unsigned int me = linear_tid();
-	const unsigned char *buf = exchange(&v, sizeof v);
-	const unsigned int src = (me & ~31u) | ((me ^ (unsigned int)lane_mask) & 31u);
-	return src < fibers.size() ? slot_get<T>(buf, src, 0) : v;
-}
-
-// shfl_idx gives lane l the value of lane src_lane (mod 32) of its warp.
+// shfl_idx gives lane l the value of lane src_lane (mod 32) of its warp;
+// shfl_xor the value of lane l ^ lane_mask.
 template <typename T>
 inline T shfl_idx(T v, int src_lane) {
 	const unsigned int me = linear_tid();
 	const unsigned char *buf = exchange(&v, sizeof v);
 	const unsigned int src = (me & ~31u) | ((unsigned int)src_lane & 31u);
 	return src < fibers.size() ? slot_get<T>(buf, src, 0) : v;
+}
+
+template <typename T>
+inline T shfl_xor(T v, int lane_mask) {
+	return shfl_idx(v, (int)(linear_tid() ^ (unsigned int)lane_mask));
 }
 } // namespace posenc_host
 inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) { return posenc_host::shfl_xor(v, lane_mask); }

@@ -2863,6 +2863,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	// the decode kernel's split target and chunk.
 	const bool dec_mma = dec && kDecMmaRows > 0 && seq_rows >= kDecMmaRows;
 	const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA && aligned16(k) && aligned16(v) && attn_mma_ok<attn_form(ROTATE_K, PAGED)>();
+	const auto mma_kernel = &posenc_gmrope_qwen25_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>;
 	if (mma)
 		tile = kMmaRows;
 	// Rope inside, where the kernel would turn a key more than once or off
@@ -2906,20 +2907,18 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
 	if (base < target && ktiles >= 2 * min_chunk) {
-		splits = (target + base - 1) / base;
-		splits = splits < ktiles / min_chunk ? splits : ktiles / min_chunk;
-		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
-		// base < kAttnTargetBlocks bounds qrows, so this product is small.
+		// The caps: chunks of at least min_chunk tiles, kAttnMaxSplits, the
+		// workspace (base < kAttnTargetBlocks bounds qrows, so per is small).
 		const long long per = qrows * (4ll * kAttnDim + 16);
-		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
+		long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
+		smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
+		splits = (target + base - 1) / base;
+		splits = splits < smax ? splits : smax;
 		// A decode call's count fitted to the device's waves of the kernel
 		// that runs it (the decode kernel, or the tensor cores' for a GQA
 		// group), under the same caps.
 		if (POSENC_ATTN_DECODE_WAVE_FIT && dec) {
-			long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
-			smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
-			const long long slots = mma ? attn_slots((const void *)posenc_gmrope_qwen25_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>, kMmaThreads,
-			                                         kMmaDynBytes)
+			const long long slots = mma ? attn_slots((const void *)mma_kernel, kMmaThreads, kMmaDynBytes)
 			                            : attn_slots((const void *)dec_kernel, kDecThreads, 0);
 			splits = attn_wave_fit(base, splits, smax, ktiles, slots);
 		}
@@ -2952,9 +2951,8 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		              cache_slots, qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else
 	if (mma) {
-		POSENC_LAUNCH(posenc_gmrope_qwen25_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kMmaThreads), kMmaDynBytes, stream, out, q, k, v,
-		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
-		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
+		POSENC_LAUNCH(mma_kernel, grid, dim3(kMmaThreads), kMmaDynBytes, stream, out, q, k, v, targs, qpos, kpos, q_start, slots, k_start, lq,
+		              lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else
 	{
 		POSENC_LAUNCH(posenc_gmrope_qwen25_bf16_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kAttnThreads), 0, stream, out, q, k, v, targs,

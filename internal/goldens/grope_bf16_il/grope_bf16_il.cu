@@ -1932,18 +1932,17 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
 	if (base < target && ktiles >= 2 * min_chunk) {
-		splits = (target + base - 1) / base;
-		splits = splits < ktiles / min_chunk ? splits : ktiles / min_chunk;
-		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
-		// base < kAttnTargetBlocks bounds qrows, so this product is small.
+		// The caps: chunks of at least min_chunk tiles, kAttnMaxSplits, the
+		// workspace (base < kAttnTargetBlocks bounds qrows, so per is small).
 		const long long per = qrows * (4ll * kAttnDim + 16);
-		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
+		long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
+		smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
+		splits = (target + base - 1) / base;
+		splits = splits < smax ? splits : smax;
 		// A decode call's count fitted to the device's waves of the kernel
 		// that runs it (the decode kernel, or the tensor cores' for a GQA
 		// group), under the same caps.
 		if (POSENC_ATTN_DECODE_WAVE_FIT && dec) {
-			long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
-			smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
 			const long long slots = attn_slots((const void *)dec_kernel, kDecThreads, 0);
 			splits = attn_wave_fit(base, splits, smax, ktiles, slots);
 		}

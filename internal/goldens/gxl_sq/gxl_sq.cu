@@ -927,12 +927,13 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
 	if (base < target && ktiles >= 2 * min_chunk) {
-		splits = (target + base - 1) / base;
-		splits = splits < ktiles / min_chunk ? splits : ktiles / min_chunk;
-		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
-		// base < kAttnTargetBlocks bounds qrows, so this product is small.
+		// The caps: chunks of at least min_chunk tiles, kAttnMaxSplits, the
+		// workspace (base < kAttnTargetBlocks bounds qrows, so per is small).
 		const long long per = qrows * (4ll * kAttnDim + 16);
-		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
+		long long smax = ktiles / min_chunk < kAttnMaxSplits ? ktiles / min_chunk : kAttnMaxSplits;
+		smax = smax < kAttnMaxWorkspace / per ? smax : kAttnMaxWorkspace / per;
+		splits = (target + base - 1) / base;
+		splits = splits < smax ? splits : smax;
 	}
 	long long chunk = (ktiles > 0 ? ktiles : 1) * kAttnKeys;
 	float *ws_acc = nullptr, *ws_ml = nullptr;
