@@ -92,10 +92,17 @@ func TestAttentionPTX(t *testing.T) {
 			}
 			bf16 := strings.Contains(y, "dtype: bf16")
 			for _, op := range []string{"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-				"redux.sync.or.b32", "cvt.rn.bf16x2.f32", "cp.async.cg.shared.global", "cp.async.wait_all", "shfl.sync.idx.b32"} {
+				"redux.sync.or.b32", "cvt.rn.bf16x2.f32", "cp.async.cg.shared.global", "cp.async.wait_all"} {
 				if bf16 != strings.Contains(ptx, op) {
 					t.Errorf("%s: %s in the PTX: %v, want %v (bf16 storage: the tensor-core kernel)", name, op, !bf16, bf16)
 				}
+			}
+			// Indexed shuffles: the tensor-core kernel's positions, and
+			// the decode kernel's lane turn of a half-layout rope key (its
+			// partner dims from another lane; not M-RoPE's, staged).
+			laneTurn := strings.Contains(y, "layout: half") && !strings.Contains(y, "mrope")
+			if want := bf16 || laneTurn; want != strings.Contains(ptx, "shfl.sync.idx.b32") {
+				t.Errorf("%s: shfl.sync.idx.b32 in the PTX: %v, want %v (the tensor-core kernel, or the lane turn of half rope)", name, !want, want)
 			}
 			if m := approxRe.FindString(ptx); m != "" {
 				t.Errorf("%s: PTX under %v has %s", name, flags, m)
@@ -136,7 +143,9 @@ func TestAttentionHostEmulation(t *testing.T) {
 // "main" runs every call on the main kernel (POSENC_ATTN_DECODE_ROWS 0),
 // "decode" every call of a spec that has it on the decode kernel with
 // tiles of kDecRows rows (prefill rows too, many tiles), "decode-one-row"
-// with tiles of one row (POSENC_ATTN_DECODE_ONE_ROW). ALiBi, rope, rpe_full and M-RoPE (the key entries
+// with tiles of one row (POSENC_ATTN_DECODE_ONE_ROW), "decode-staged" (rope)
+// with rotated keys staged through shared memory
+// (POSENC_ATTN_DECODE_LANE_TURN 0). ALiBi, rope, rpe_full and M-RoPE (the key entries
 // of a split index kids); the kernel choice for ALiBi, rope and M-RoPE.
 func TestAttentionSplitPolicy(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
@@ -155,6 +164,11 @@ func TestAttentionSplitPolicy(t *testing.T) {
 		ps := splits
 		if y == attnSpecs[0] || y == testSpecs[0] || y == attnSpecs[6] {
 			ps = kernels
+		}
+		if y == testSpecs[0] {
+			// Rope's rotated keys staged through shared memory, as M-RoPE's
+			// are, not turned in the lanes.
+			ps = append(ps[:len(ps):len(ps)], policy{"decode-staged", "#define POSENC_ATTN_DECODE_LANE_TURN 0\n"})
 		}
 		for _, p := range ps {
 			c := derive(t, y)

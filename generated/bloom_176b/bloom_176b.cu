@@ -1057,6 +1057,17 @@ constexpr int kAttnStepUnits = 0;
 __device__ __forceinline__ void attn_term_steps(float *, const attn_term_smem &, int) {}
 template <class Key>
 __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &, const attn_term_args &, const float *, float *, int, int, Key) {}
+constexpr bool kAttnLaneTurn = false, kAttnPiecePartner = false;
+struct AttnPiece {
+	int pair, partner;
+	bool first;
+};
+__device__ __forceinline__ AttnPiece attn_term_piece(int p) { return AttnPiece{-1, p, false}; }
+template <class T>
+__device__ __forceinline__ void attn_term_base(float *, const T &, long long, int) {}
+template <class T, class X>
+__device__ __forceinline__ void attn_term_turn_piece(const T &, X &, const X &, AttnPiece, const float *, const float *, int, long long,
+                                                     long long) {}
 
 __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
                                                  long long pos, long long tok, int, int, int u) {
@@ -1330,6 +1341,23 @@ constexpr int kDecLaneDims = kDecPerLane * kVec;
 constexpr int kDecRun = kDecWarpKeys < 8 ? kDecWarpKeys : 8;
 static_assert(kDecWarpKeys % kDecRun == 0, "a warp's keys are whole runs");
 constexpr int kDecStepFloats = kDecRun > 1 ? 2 * (kDecRun - 1) * kAttnStepUnits : 0;
+#ifndef POSENC_ATTN_DECODE_LANE_TURN
+// The decode kernel turns a rotated key (rope inside) in the registers of
+// the lanes that hold its pieces (attn_term_turn_piece), each run's
+// angles based at the least position of its keys seen, where the term
+// allows it (kAttnLaneTurn) and a lane holds one piece of a key: no
+// staging through shared memory, one __syncwarp a step. Define it (-D) to
+// 0 to stage every rotated key (attn_term_load_run), as M-RoPE and the
+// other layouts do.
+#define POSENC_ATTN_DECODE_LANE_TURN 1
+#endif
+constexpr bool kDecLaneTurn = POSENC_ATTN_DECODE_LANE_TURN && kAttnLaneTurn && kDecPerLane == 1 && kDecRun % kDecGroups == 0;
+// The runs of a warp's step: key slot u·kDecGroups + kg of a lane is in
+// run u·kDecGroups/kDecRun, whatever its group kg (kDecRun % kDecGroups
+// == 0), and the lane turn keeps the (cos, sin) of each run's base, two
+// steps' worth (by parity), where the staged raw pieces would be.
+constexpr int kDecRuns = kDecWarpKeys / kDecRun;
+constexpr int kDecBaseFloats = kDecRuns * 2 * kAttnStepUnits;
 #ifndef POSENC_ATTN_DECODE_ROWS
 // The decode kernel runs a call whose query rows per KV head, lq·(qheads/
 // kvheads), are at most POSENC_ATTN_DECODE_ROWS per sequence. Define it
@@ -1387,6 +1415,7 @@ constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(s
 // 128-bit pieces and the kernel's shared memory fits 40 KiB (with the
 // term's, under 48 KiB): gen/cuda's attnDecode, whose bounds are checked
 // here.
+static_assert(!kDecLaneTurn || 4 * 2 * kDecWarps * kDecBaseFloats <= kDecRawBytes, "the lane turn's bases fit the raw pieces' place");
 static_assert(kAttnDim % kVec == 0 &&
                   4 * (kDecPoolFloats + kDecRows * kAttnDim + kDecStepFloats) + 8 * kDecRows * kDecWarps + kDecRawBytes <=
                       (40 << 10),
@@ -1491,12 +1520,17 @@ posenc_bloom_176b_attention_decode_kernel(store_t *__restrict__ out, const store
 	__shared__ int s_kp[kDecWarps][kDecWarpKeys];
 	__shared__ long long s_kj[kDecWarps][kDecWarpKeys];
 	__shared__ attn_term_smem s_term;
-	// The angle steps of rotated keys' runs (attn_term_steps).
-	__shared__ float s_steps[ROTATE_K && kDecStepFloats > 0 ? kDecStepFloats : 1];
+	// The angle steps of rotated keys' runs (attn_term_steps), 16-byte
+	// aligned (the lane turn reads them 16 bytes at a time).
+	__shared__ uint4 s_steps4[ROTATE_K && kDecStepFloats > 0 ? (kDecStepFloats + 3) / 4 : 1];
 	float *const s_pool = reinterpret_cast<float *>(s_pool4);
 	store_t *const s_raw = reinterpret_cast<store_t *>(s_raw4);
+	float *const s_steps = reinterpret_cast<float *>(s_steps4);
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
+	// The lane turn: this lane's piece, and the lane holding its partner.
+	const AttnPiece piece = attn_term_piece(sub);
+	const int partner = kg * kDecLanes + piece.partner;
 	attn_term_init(s_term, max_pos);
 	if (ROTATE_K && kDecStepFloats > 0) {
 		__syncthreads(); // s_term
@@ -1627,14 +1661,68 @@ posenc_bloom_176b_attention_decode_kernel(store_t *__restrict__ out, const store
 				const DecKeys &cur = buf[h];
 				const int(&kp)[kDecUnroll] = cur.kp;
 				const unsigned int(&bits)[kDecUnroll] = cur.bits;
-				if (ROTATE_K && sub == 0)
+				if (ROTATE_K && !kDecLaneTurn && sub == 0)
 #pragma unroll
 					for (int u = 0; u < kDecUnroll; ++u) {
 						s_kp[w][u * kDecGroups + kg] = bits[u] ? kp[u] : -1;
 						s_kj[w][u * kDecGroups + kg] = jb + w * kDecWarpKeys + u * kDecGroups + kg;
 					}
 				float kf[kDecUnroll][kDecLaneDims];
-				if (ROTATE_K) {
+				if (ROTATE_K && kDecLaneTurn) {
+					// Each run's base: the least position of its keys some row
+					// sees (none: ~0), the same in every lane group, and its
+					// (cos, sin) in the step's buffer (h: the previous step's
+					// __syncwarp orders these stores after the reads of the
+					// step before it, which used this buffer).
+					float *base = reinterpret_cast<float *>(s_raw4) + (w * 2 + h) * kDecBaseFloats;
+					unsigned int lo[kDecRuns];
+#pragma unroll
+					for (int r = 0; r < kDecRuns; ++r)
+						lo[r] = ~0u;
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						const int r = u * kDecGroups / kDecRun;
+						if (bits[u] && (unsigned int)kp[u] < lo[r])
+							lo[r] = (unsigned int)kp[u];
+					}
+#pragma unroll
+					for (int r = 0; r < kDecRuns; ++r) {
+#pragma unroll
+						for (int o = kDecLanes; o < 32; o <<= 1) {
+							const unsigned int x = __shfl_xor_sync(0xffffffffu, lo[r], o);
+							lo[r] = x < lo[r] ? x : lo[r];
+						}
+						if (lo[r] != ~0u)
+							attn_term_base(base + r * 2 * kAttnStepUnits, s_term, (long long)lo[r], lane);
+					}
+					__syncwarp();
+					// The lane's piece of each key, its partner dims shuffled
+					// from the lane that holds them, turned in registers.
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						const int r = u * kDecGroups / kDecRun;
+						float x[kVec], y[kVec];
+						dec_unpack(cur.k[u][0], x);
+						if (kAttnPiecePartner) {
+							uint4 pk;
+							pk.x = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].x, partner);
+							pk.y = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].y, partner);
+							pk.z = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].z, partner);
+							pk.w = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].w, partner);
+							dec_unpack(pk, y);
+						} else {
+#pragma unroll
+							for (int e = 0; e < kVec; ++e)
+								y[e] = x[e];
+						}
+						if (bits[u] && piece.pair >= 0)
+							attn_term_turn_piece(s_term, x, y, piece, base + r * 2 * kAttnStepUnits, s_steps, kDecRun, kp[u],
+							                     (long long)kp[u] - (long long)lo[r]);
+#pragma unroll
+						for (int e = 0; e < kVec; ++e)
+							kf[u][e] = x[e];
+					}
+				} else if (ROTATE_K) {
 					// Raw pieces to the warp's rows, rotated by the term's hook
 					// into f32 rows, read back by the lanes.
 					store_t *raw = s_raw + w * kDecWarpKeys * kAttnDim;

@@ -20,11 +20,13 @@
 #      replays, as the issue's figures);
 #   3. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP, while TOTAL lasts (each takes about 90 s). By default
-#      SWEEP="-DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0
-#      -DPOSENC_ATTN_TURN_ONCE_BYTES=0": the tensor-core kernel's key tiles
-#      of 64 (not 32), the decode split's count from its target alone (not
-#      fitted to the device's waves), and rope inside with its keys turned
-#      in the tiles (not once ahead); others are
+#      SWEEP="-DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64
+#      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0":
+#      the decode kernel's rope-inside keys staged through shared memory
+#      (not turned in the lanes' registers), the tensor-core kernel's key
+#      tiles of 64 (not 32), the decode split's count from its target alone
+#      (not fitted to the device's waves), and rope inside with its keys
+#      turned in the tiles (not once ahead); others are
 #      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 (p in three bf16 parts at
 #      every length), -DPOSENC_ATTN_MMA_LDMATRIX=0 (element loads),
 #      -DPOSENC_ATTN_DECODE_ONE_ROW=0,
@@ -60,7 +62,7 @@ attn_build() {
 	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
 }
 n=0
-for fl in ${SWEEP--DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
+for fl in ${SWEEP--DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
 	n=$((n + 1))
 	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
 done

@@ -102,6 +102,7 @@ var checks = map[string]Check{
 	"verify cuda llama2_7b":            verify("cuda-host", "llama2_7b"),
 	"cuda attention main rope":         {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^rope_half$/^main$", "./gen/cuda"}},
 	"cuda attention decode one row":    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^rope_half$/^decode-one-row$", "./gen/cuda"}},
+	"cuda attention decode staged":     {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^rope_half$/^decode-staged$", "./gen/cuda"}},
 	"cuda attention main mrope":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionSplitPolicy$/^mrope_attn$/^main$", "./gen/cuda"}},
 	"cudahost attention16":             {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionStored16$", "./verify/cudahost"}},
 	"cudahost paged launcher":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionPagedLauncher$", "./verify/cudahost"}},
@@ -232,7 +233,7 @@ var mutations = []Mutation{
 	{"attn neon 16-bit: a KV head's row 4·HeadDim bytes after the last", "asm/attention/neon.go", "",
 		"e.AddImm(arm64.R11, arm64.R11, st.size()*d)", "e.AddImm(arm64.R11, arm64.R11, 4*d)", "qemu asm/attention 16", 0},
 	{"attn cuda 16-bit: rotated key rows not rounded to the storage type", "templates/attention_terms.cu.tmpl", "",
-		"x0 = ld(&r0);", "(void)r0;", "cudahost attention16", 0},
+		"return ld(&h);", "return r;", "cudahost attention16", 0},
 	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
 		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
 	// rpe_full's attention form (Shaw et al.: the a^K bucket table, the a^V

@@ -844,20 +844,32 @@ __device__ __forceinline__ long long attn_rope_pos(const attn_term_smem &t, cons
 	return pos;
 }
 
-// attn_rope_turn rotates the pair (x0, x1) by the angle whose cosine and
-// sine are c and s, times kAttention (apply's rotation), and rounds it
-// to the storage type, as apply stores a rotated row.
-__device__ __forceinline__ void attn_rope_turn(float &x0, float &x1, float c, float s) {
+// attn_rope_turn_dim is one dim of a pair (x0, x1) rotated by the angle
+// whose cosine and sine are c and s, times kAttention (apply's rotation):
+// x0·c − x1·s of x = x0, y = x1 when first, else x1·c + x0·s of x = x1,
+// y = x0, rounded to the storage type as apply stores a rotated
+// row.
+__device__ __forceinline__ float attn_rope_turn_dim(float x, float y, float c, float s, bool first) {
 	c *= kAttention;
 	s *= kAttention;
-	const float y0 = fmaf(x0, c, -(x1 * s));
-	x1 = fmaf(x1, c, x0 * s);
+	const float r = fmaf(x, c, first ? -(y * s) : y * s);
+	store_t h;
+	st(&h, r);
+	return ld(&h);
+}
+
+// attn_rope_turn rotates the pair (x0, x1) as attn_rope_turn_dim.
+__device__ __forceinline__ void attn_rope_turn(float &x0, float &x1, float c, float s) {
+	const float y0 = attn_rope_turn_dim(x0, x1, c, s, true);
+	x1 = attn_rope_turn_dim(x1, x0, c, s, false);
 	x0 = y0;
-	store_t r0, r1;
-	st(&r0, x0);
-	st(&r1, x1);
-	x0 = ld(&r0);
-	x1 = ld(&r1);
+}
+
+// attn_rope_add gives (cos, sin)(a + b) from (c0, s0) = (cos, sin)(a) and
+// (cd, sd) = (cos, sin)(b): (c0·cd − s0·sd, s0·cd + c0·sd).
+__device__ __forceinline__ void attn_rope_add(float c0, float s0, float cd, float sd, float &c, float &s) {
+	c = fmaf(c0, cd, -(s0 * sd));
+	s = fmaf(s0, cd, c0 * sd);
 }
 
 // attn_rope_dims gives the dims a and b of pair u (half: u, u + kPairs).
@@ -945,9 +957,7 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 		const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = p - p0;
 		float sn, cs;
 		if (based && d >= 1 && d < n) {
-			const float cd = steps[2 * ((d - 1) * kPairs + u)], sd = steps[2 * ((d - 1) * kPairs + u) + 1];
-			cs = fmaf(c0, cd, -(s0 * sd));
-			sn = fmaf(s0, cd, c0 * sd);
+			attn_rope_add(c0, s0, steps[2 * ((d - 1) * kPairs + u)], steps[2 * ((d - 1) * kPairs + u) + 1], cs, sn);
 		} else {
 			sincos_angle((double)p * t.w[u], &sn, &cs);
 			based = true;
@@ -960,6 +970,114 @@ __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &t, cons
 		dst[c * kAttnDim + ia] = x0;
 		dst[c * kAttnDim + ib] = x1;
 	}
+}
+
+// The lane turn: the decode kernel's lanes turn the 128-bit pieces of k
+// they hold (kVec dims each) in registers, a piece's partner dims taken
+// from the lane that holds them, where kAttnLaneTurn: each pair's position
+// is its key's (no M-RoPE) and every piece's dims are all rotary or all
+// copied, their partners at the same places of one piece
+// (half: kPairs/kVec pieces away).
+constexpr bool kAttnLaneTurn = kPairs % kVec == 0;
+// kAttnPiecePairs: the pairs of a rotary piece's dims; kAttnPiecePartner:
+// whether their partners lie in another piece.
+constexpr int kAttnPiecePairs = kVec;
+constexpr bool kAttnPiecePartner = true;
+
+// AttnPiece is a piece's place among the pairs: its dims' first pair (−1:
+// copied dims), the piece holding their partners, and whether its dims
+// are their pairs' first (x0).
+struct AttnPiece {
+	int pair, partner;
+	bool first;
+};
+
+// attn_term_piece places piece p (where kAttnLaneTurn).
+__device__ __forceinline__ AttnPiece attn_term_piece(int p) {
+	if (p * kVec < kPairs)
+		return AttnPiece{p * kVec, p + kPairs / kVec, true};
+	if (p * kVec < kRotaryDim)
+		return AttnPiece{p * kVec - kPairs, p - kPairs / kVec, false};
+	return AttnPiece{-1, p, false};
+}
+
+// attn_term_base writes (cos, sin)(p·ω_i) of every pair to base[2i],
+// base[2i + 1] (sincos_angle of the float64 angle), the pairs dealt to
+// the 32 lanes of a warp (lane); the caller's __syncwarp orders these
+// stores before their reads.
+__device__ __forceinline__ void attn_term_base(float *base, const attn_term_smem &t, long long p, int lane) {
+	for (int i = lane; i < kPairs; i += 32) {
+		float s, c;
+		sincos_angle((double)p * t.w[i], &s, &c);
+		base[2 * i] = c;
+		base[2 * i + 1] = s;
+	}
+}
+
+// AttnF4 is four floats of a (cos, sin) table, read 16 bytes at a time.
+struct alignas(16) AttnF4 {
+	float x[4];
+};
+
+// AttnPieceAngles holds the (cos, sin) of a rotary piece's pairs, j's at
+// cs[2j], cs[2j + 1].
+struct AttnPieceAngles {
+	float cs[2 * kAttnPiecePairs];
+};
+
+// attn_rope_piece_angles is the (cos, sin) of the pairs [pair, pair +
+// kAttnPiecePairs) at position p by sincos_angle: the lane turn's rare
+// path (a key past its run's steps), out of line so that the key loop's
+// unrolled copies of attn_term_turn_piece stay small.
+__device__ __attribute__((noinline)) AttnPieceAngles attn_rope_piece_angles(const attn_term_smem &t, long long p, int pair) {
+	AttnPieceAngles a;
+#pragma unroll
+	for (int j = 0; j < kAttnPiecePairs; ++j)
+		sincos_angle((double)p * t.w[pair + j], &a.cs[2 * j + 1], &a.cs[2 * j]);
+	return a;
+}
+
+// attn_term_turn_piece turns in place the kVec dims x of a rotary piece
+// at pc (attn_term_piece) of a key at position p = P + d, y holding its
+// partner piece's dims (x's own when interleaved), as attn_term_load_run
+// turns a key of a run based at P: by base (attn_term_base of P) when
+// d = 0, by angle addition with steps (attn_term_steps of runs of n) for d
+// in [1, n), else by sincos_angle of p; same factors, same bound. base and
+// steps are 16-byte aligned (pc.pair and kPairs are even).
+__device__ __forceinline__ void attn_term_turn_piece(const attn_term_smem &t, float (&x)[kVec], const float (&y)[kVec], AttnPiece pc,
+                                                     const float *base, const float *steps, int n, long long p, long long d) {
+	static_assert(!kAttnLaneTurn || (kAttnPiecePairs % 2 == 0 && kPairs % 2 == 0), "the lane turn reads its tables 16 bytes at a time");
+	AttnPieceAngles a;
+	float *const cs = a.cs;
+	if (d >= 0 && d < n) {
+		const AttnF4 *b4 = reinterpret_cast<const AttnF4 *>(base + 2 * pc.pair);
+#pragma unroll
+		for (int j = 0; j < kAttnPiecePairs / 2; ++j)
+#pragma unroll
+			for (int e = 0; e < 4; ++e)
+				cs[4 * j + e] = b4[j].x[e];
+		if (d > 0) {
+			const AttnF4 *s4 = reinterpret_cast<const AttnF4 *>(steps + 2 * ((d - 1) * kPairs + pc.pair));
+#pragma unroll
+			for (int j = 0; j < kAttnPiecePairs / 2; ++j) {
+				const AttnF4 st4 = s4[j];
+#pragma unroll
+				for (int h = 0; h < 2; ++h)
+					attn_rope_add(cs[4 * j + 2 * h], cs[4 * j + 2 * h + 1], st4.x[2 * h], st4.x[2 * h + 1], cs[4 * j + 2 * h],
+					              cs[4 * j + 2 * h + 1]);
+			}
+		}
+	} else {
+		a = attn_rope_piece_angles(t, p, pc.pair);
+	}
+	float r[kVec];
+#pragma unroll
+	for (int e = 0; e < kVec; ++e) {
+		r[e] = attn_rope_turn_dim(x[e], y[e], cs[2 * e], cs[2 * e + 1], pc.first);
+	}
+#pragma unroll
+	for (int e = 0; e < kVec; ++e)
+		x[e] = r[e];
 }
 
 // attn_term_load loads unit u of key entry tok at pos.
@@ -1240,6 +1358,23 @@ constexpr int kDecLaneDims = kDecPerLane * kVec;
 constexpr int kDecRun = kDecWarpKeys < 8 ? kDecWarpKeys : 8;
 static_assert(kDecWarpKeys % kDecRun == 0, "a warp's keys are whole runs");
 constexpr int kDecStepFloats = kDecRun > 1 ? 2 * (kDecRun - 1) * kAttnStepUnits : 0;
+#ifndef POSENC_ATTN_DECODE_LANE_TURN
+// The decode kernel turns a rotated key (rope inside) in the registers of
+// the lanes that hold its pieces (attn_term_turn_piece), each run's
+// angles based at the least position of its keys seen, where the term
+// allows it (kAttnLaneTurn) and a lane holds one piece of a key: no
+// staging through shared memory, one __syncwarp a step. Define it (-D) to
+// 0 to stage every rotated key (attn_term_load_run), as M-RoPE and the
+// other layouts do.
+#define POSENC_ATTN_DECODE_LANE_TURN 1
+#endif
+constexpr bool kDecLaneTurn = POSENC_ATTN_DECODE_LANE_TURN && kAttnLaneTurn && kDecPerLane == 1 && kDecRun % kDecGroups == 0;
+// The runs of a warp's step: key slot u·kDecGroups + kg of a lane is in
+// run u·kDecGroups/kDecRun, whatever its group kg (kDecRun % kDecGroups
+// == 0), and the lane turn keeps the (cos, sin) of each run's base, two
+// steps' worth (by parity), where the staged raw pieces would be.
+constexpr int kDecRuns = kDecWarpKeys / kDecRun;
+constexpr int kDecBaseFloats = kDecRuns * 2 * kAttnStepUnits;
 #ifndef POSENC_ATTN_DECODE_ROWS
 // The decode kernel runs a call whose query rows per KV head, lq·(qheads/
 // kvheads), are at most POSENC_ATTN_DECODE_ROWS per sequence. Define it
@@ -1297,6 +1432,7 @@ constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(s
 // 128-bit pieces and the kernel's shared memory fits 40 KiB (with the
 // term's, under 48 KiB): gen/cuda's attnDecode, whose bounds are checked
 // here.
+static_assert(!kDecLaneTurn || 4 * 2 * kDecWarps * kDecBaseFloats <= kDecRawBytes, "the lane turn's bases fit the raw pieces' place");
 static_assert(kAttnDim % kVec == 0 &&
                   4 * (kDecPoolFloats + kDecRows * kAttnDim + kDecStepFloats) + 8 * kDecRows * kDecWarps + kDecRawBytes <=
                       (40 << 10),
@@ -1401,12 +1537,17 @@ posenc_grope_llama31_f16_attention_decode_kernel(store_t *__restrict__ out, cons
 	__shared__ int s_kp[kDecWarps][kDecWarpKeys];
 	__shared__ long long s_kj[kDecWarps][kDecWarpKeys];
 	__shared__ attn_term_smem s_term;
-	// The angle steps of rotated keys' runs (attn_term_steps).
-	__shared__ float s_steps[ROTATE_K && kDecStepFloats > 0 ? kDecStepFloats : 1];
+	// The angle steps of rotated keys' runs (attn_term_steps), 16-byte
+	// aligned (the lane turn reads them 16 bytes at a time).
+	__shared__ uint4 s_steps4[ROTATE_K && kDecStepFloats > 0 ? (kDecStepFloats + 3) / 4 : 1];
 	float *const s_pool = reinterpret_cast<float *>(s_pool4);
 	store_t *const s_raw = reinterpret_cast<store_t *>(s_raw4);
+	float *const s_steps = reinterpret_cast<float *>(s_steps4);
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
+	// The lane turn: this lane's piece, and the lane holding its partner.
+	const AttnPiece piece = attn_term_piece(sub);
+	const int partner = kg * kDecLanes + piece.partner;
 	attn_term_init(s_term, max_pos);
 	if (ROTATE_K && kDecStepFloats > 0) {
 		__syncthreads(); // s_term
@@ -1537,14 +1678,68 @@ posenc_grope_llama31_f16_attention_decode_kernel(store_t *__restrict__ out, cons
 				const DecKeys &cur = buf[h];
 				const int(&kp)[kDecUnroll] = cur.kp;
 				const unsigned int(&bits)[kDecUnroll] = cur.bits;
-				if (ROTATE_K && sub == 0)
+				if (ROTATE_K && !kDecLaneTurn && sub == 0)
 #pragma unroll
 					for (int u = 0; u < kDecUnroll; ++u) {
 						s_kp[w][u * kDecGroups + kg] = bits[u] ? kp[u] : -1;
 						s_kj[w][u * kDecGroups + kg] = jb + w * kDecWarpKeys + u * kDecGroups + kg;
 					}
 				float kf[kDecUnroll][kDecLaneDims];
-				if (ROTATE_K) {
+				if (ROTATE_K && kDecLaneTurn) {
+					// Each run's base: the least position of its keys some row
+					// sees (none: ~0), the same in every lane group, and its
+					// (cos, sin) in the step's buffer (h: the previous step's
+					// __syncwarp orders these stores after the reads of the
+					// step before it, which used this buffer).
+					float *base = reinterpret_cast<float *>(s_raw4) + (w * 2 + h) * kDecBaseFloats;
+					unsigned int lo[kDecRuns];
+#pragma unroll
+					for (int r = 0; r < kDecRuns; ++r)
+						lo[r] = ~0u;
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						const int r = u * kDecGroups / kDecRun;
+						if (bits[u] && (unsigned int)kp[u] < lo[r])
+							lo[r] = (unsigned int)kp[u];
+					}
+#pragma unroll
+					for (int r = 0; r < kDecRuns; ++r) {
+#pragma unroll
+						for (int o = kDecLanes; o < 32; o <<= 1) {
+							const unsigned int x = __shfl_xor_sync(0xffffffffu, lo[r], o);
+							lo[r] = x < lo[r] ? x : lo[r];
+						}
+						if (lo[r] != ~0u)
+							attn_term_base(base + r * 2 * kAttnStepUnits, s_term, (long long)lo[r], lane);
+					}
+					__syncwarp();
+					// The lane's piece of each key, its partner dims shuffled
+					// from the lane that holds them, turned in registers.
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u) {
+						const int r = u * kDecGroups / kDecRun;
+						float x[kVec], y[kVec];
+						dec_unpack(cur.k[u][0], x);
+						if (kAttnPiecePartner) {
+							uint4 pk;
+							pk.x = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].x, partner);
+							pk.y = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].y, partner);
+							pk.z = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].z, partner);
+							pk.w = (unsigned int)__shfl_sync(0xffffffffu, (int)cur.k[u][0].w, partner);
+							dec_unpack(pk, y);
+						} else {
+#pragma unroll
+							for (int e = 0; e < kVec; ++e)
+								y[e] = x[e];
+						}
+						if (bits[u] && piece.pair >= 0)
+							attn_term_turn_piece(s_term, x, y, piece, base + r * 2 * kAttnStepUnits, s_steps, kDecRun, kp[u],
+							                     (long long)kp[u] - (long long)lo[r]);
+#pragma unroll
+						for (int e = 0; e < kVec; ++e)
+							kf[u][e] = x[e];
+					}
+				} else if (ROTATE_K) {
 					// Raw pieces to the warp's rows, rotated by the term's hook
 					// into f32 rows, read back by the lanes.
 					store_t *raw = s_raw + w * kDecWarpKeys * kAttnDim;
