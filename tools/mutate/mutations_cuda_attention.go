@@ -193,8 +193,10 @@ var cudaAttentionMutations = []Mutation{
 		"b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]}", "b0[2] = {b4[2], b4[3]}, b1[2] = {b4[0], b4[1]}", "cuda attention mma", 0},
 	{"cuda attn mma: q·k's odd last step at the step before", "templates/attention_mma.cu.tmpl", "",
 		"+ 16 * (kMmaKSteps - 1));", "+ 16 * (kMmaKSteps - 2));", "cuda attention mma", 0},
-	{"cuda attn mma: the keys some row sees taken from the first warp's rows", "templates/attention_mma.cu.tmpl", "",
-		"seen_keys |= anyw[x];", "seen_keys |= anyw[0];", "cuda attention mma", 0},
+	{"cuda attn mma: the keys some row sees (and those whose v is not finite) taken from the first warp's", "templates/attention_mma.cu.tmpl", "",
+		"keys |= ww[x];", "keys |= ww[0];", "cuda attention mma", 0},
+	{"cuda attn mma: the keys whose v is not finite from each warp's first lane alone", "templates/attention_mma.cu.tmpl", "",
+		"wbad = mma_warp_or(wbad);", "(void)0;", "cuda attention mma", 0},
 	{"cuda attn mma: the keys read ahead are the staged tile's, not the next one's", "templates/attention_mma.cu.tmpl", "",
 		"pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);", "pnext = mma_pos_load<PAGED>(j - kMmaKeys, j1, kpos, slots);", "cuda attention mma", 0},
 	// The decode split's fit to the device's waves (attn_wave_fit).

@@ -2231,9 +2231,9 @@ __device__ __forceinline__ MmaPos mma_pos_load(long long jt, long long j1, const
 }
 
 // mma_stage stages the key tile whose keys f holds (mma_pos_load; a paged
-// slot outside the cache is padding): warp 0 writes set sb of kp, kr and
-// badk (cleared); every lane forms its mask bits (bit c: its row sees key
-// c, padding none) to tb, of its two rows rr (at qp) at the keys its
+// slot outside the cache is padding): warp 0 writes set sb of kp and kr;
+// every lane forms its mask bits (bit c: its row sees key c, padding
+// none) to tb, of its two rows rr (at qp) at the keys its
 // scores take, 2·tig and + 1 of each 8 (a row past the tile's nrows sees
 // none), the positions from its warp's lanes by shuffles; lane 0 of each
 // warp writes the or of its warp's bits to anyw[warp] (the set's). No
@@ -2242,7 +2242,7 @@ __device__ __forceinline__ MmaPos mma_pos_load(long long jt, long long j1, const
 // captures in local memory.
 template <bool PAGED>
 __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[2], long long cache_slots, int (*kp)[kMmaKeys],
-                                          long long (*kr)[kMmaKeys], unsigned char (*badk)[kMmaKeys], MmaBits *anyw,
+                                          long long (*kr)[kMmaKeys], MmaBits *anyw,
                                           const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
 	const int tid = threadIdx.x, lane = tid & 31, tig = lane & 3;
 	int p[kMmaPosPerLane];
@@ -2252,7 +2252,6 @@ __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)
 		if (tid < 32) {
 			kp[sb][lane + 32 * i] = p[i];
 			kr[sb][lane + 32 * i] = f.r[i];
-			badk[sb][lane + 32 * i] = 0;
 		}
 	}
 	// The positions of the lane's keys (every lane takes part in the
@@ -2280,15 +2279,15 @@ __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)
 		anyw[tid >> 5] = wbits;
 }
 
-// mma_seen is the keys some row of the staged tile sees: the or of the
-// warps' anyw, read after the barrier that follows mma_stage
-// (block-uniform).
-__device__ __forceinline__ MmaBits mma_seen(const MmaBits *anyw) {
-	MmaBits seen_keys = 0;
+// mma_seen is the or of the warps' words ww, read after the barrier that
+// follows their writes (block-uniform): the keys some row of a staged tile
+// sees (anyw, mma_stage's), or the keys whose v is not finite (s_badw).
+__device__ __forceinline__ MmaBits mma_seen(const MmaBits *ww) {
+	MmaBits keys = 0;
 #pragma unroll
 	for (int x = 0; x < kMmaWarps; ++x)
-		seen_keys |= anyw[x];
-	return seen_keys;
+		keys |= ww[x];
+	return keys;
 }
 
 } // namespace
@@ -2357,18 +2356,21 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 	// (mma_stage), read after the next barrier: two, as the tile loop's
 	// first stage follows the prologue's read with no barrier between.
 	__shared__ MmaBits s_anyw[2][kMmaWarps];
-	// Two sets (the tile computed and the next) of the keys' positions,
-	// rows, and whether key c's v holds a NaN or an infinity.
+	// Two sets (the tile computed and the next) of the keys' positions and
+	// rows.
 	__shared__ int s_kp[2][kMmaKeys];
 	__shared__ long long s_kr[2][kMmaKeys];
-	__shared__ unsigned char s_badk[2][kMmaKeys];
+	// The warps' or of the computed tile's keys whose v holds a NaN or an
+	// infinity, written after barrier A and read after B (the next tile's
+	// writes follow its A, after this tile's C).
+	__shared__ MmaBits s_badw[kMmaWarps];
 	__shared__ attn_term_smem s_term;
 	__shared__ int s_flag; // attn_nearest_rows'
 
 	// The angle steps of rotated keys' runs (attn_term_steps).
 	__shared__ float s_steps[ROTATE_K && kAttnStepUnits > 0 ? 2 * (kMmaRun - 1) * kAttnStepUnits : 1];
 	static_assert(kMmaDynBytes + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) + sizeof(s_anyw) + sizeof(s_kp) +
-	                      sizeof(s_kr) + sizeof(s_badk) + sizeof(s_term) + sizeof(s_steps) <=
+	                      sizeof(s_kr) + sizeof(s_badw) + sizeof(s_term) + sizeof(s_steps) <=
 	                  (kMmaKeys == 32 ? 48 << 10 : 99 << 10),
 	              "the tensor-core kernel's shared memory exceeds 48 KiB (32 keys) or 99 KiB (64)");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
@@ -2490,7 +2492,7 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 			const MmaPos first = mma_pos_load<PAGED>(j0 + (ntiles - 1) * kMmaKeys, j1, kpos, slots);
 			if (ntiles > 1)
 				pnext = mma_pos_load<PAGED>(j0 + (ntiles - 2) * kMmaKeys, j1, kpos, slots);
-			mma_stage<PAGED>(first, 0, bits, cache_slots, s_kp, s_kr, s_badk, s_anyw[0], rr, qp, nrows, causal, window);
+			mma_stage<PAGED>(first, 0, bits, cache_slots, s_kp, s_kr, s_anyw[0], rr, qp, nrows, causal, window);
 			__syncthreads(); // set 0
 			any = mma_seen(s_anyw[0]);
 			if (kMmaAsync) {
@@ -2509,7 +2511,7 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 			// buffer, ended with barrier C.
 			MmaBits nbits[2] = {0, 0}, nany = 0;
 			if (tile > 0) {
-				mma_stage<PAGED>(pnext, (int)b ^ 1, nbits, cache_slots, s_kp, s_kr, s_badk, s_anyw[b ^ 1], rr, qp, nrows, causal, window);
+				mma_stage<PAGED>(pnext, (int)b ^ 1, nbits, cache_slots, s_kp, s_kr, s_anyw[b ^ 1], rr, qp, nrows, causal, window);
 				if (tile > 1) // the keys of the tile after it, staged by the next iteration
 					pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);
 			}
@@ -2552,13 +2554,17 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					}
 					__syncthreads();
 				}
-				// The keys whose v holds a NaN or an infinity (read by step 3,
-				// after a barrier).
+				// The keys whose v holds a NaN or an infinity, or'd over each
+				// warp (read by step 3, after a barrier).
+				MmaBits wbad = 0;
 				for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
 					const int c = e / kPieces, p = e % kPieces;
 					if (mma_any_nonfinite(*reinterpret_cast<const uint4 *>(vb + c * kMmaStride + 8 * p)))
-						s_badk[b][c] = 1;
+						wbad |= mma_bit(c);
 				}
+				wbad = mma_warp_or(wbad);
+				if (lane == 0)
+					s_badw[w] = wbad;
 				// 1. S = q·kᵀ over the tile's keys.
 				float sc[kMmaKeyTiles][4];
 #pragma unroll
@@ -2641,10 +2647,8 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 						acc[t][2] *= alpha[1];
 						acc[t][3] *= alpha[1];
 					}
-				__syncthreads(); // B: vb, s_badk
-				MmaBits bad = 0;
-				for (int c = 0; c < kMmaKeys; ++c)
-					bad |= s_badk[b][c] ? mma_bit(c) : 0;
+				__syncthreads(); // B: vb, s_badw
+				const MmaBits bad = mma_seen(s_badw);
 				if (bad) { // block-uniform: the whole v row of such a key leaves the mma
 					for (int e = tid; e < kMmaKeys * kAttnDim; e += kMmaThreads)
 						if ((bad >> (e / kAttnDim)) & 1u)
