@@ -5,7 +5,7 @@
 #   CGO_ENABLED=0 go build -ldflags='-s -w' -o .gpu/bin/posenc ./cmd/posenc
 #
 # then run `bash tools/gpu/attn_call.sh` from the repository root on the GPU
-# machine, carrying .gpu. It runs tools/gpu/gpu_check.sh three times:
+# machine, carrying .gpu. It runs tools/gpu/gpu_check.sh several times:
 #   1. (in the background, CPU only) regs: nvcc -Xptxas -v of the attention
 #      kernels of the bf16 specs below, as built and with
 #      -DPOSENC_ATTN_MMA_KEYS=64 (regs64.txt; ptxas counts static shared
@@ -18,7 +18,11 @@
 #      prefill is the no-bias kernel) and t5_base_bf16, then torch's cuDNN
 #      SDPA and FlexAttention (bf16; prefill 2048 and 8192; CUDA-graph
 #      replays, as the issue's figures);
-#   3. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
+#   3. (PROFILE=0: skipped) Nsight Compute's ncu on the
+#      decode and tensor-core kernels of one bench -gpu -attention -reps 1
+#      run of llama31_8b_bf16 (gpu_check.sh's profile stage, at most 150 s,
+#      keeping 90 s for the sweep): profile.txt;
+#   4. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP, while TOTAL lasts (each takes about 90 s). By default
 #      SWEEP="-DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64
 #      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0":
@@ -33,11 +37,12 @@
 #      -DPOSENC_ATTN_DECODE_MMA_ROWS=0 (or =4), -DPOSENC_ATTN_MMA_ASYNC=0
 #      (the 2026-11-28 sweep, docs/gpu.md) and
 #      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8; SWEEP="" runs none.
-#   4. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
+#   5. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio), if
 #      time is left.
-# Output: $OUT/main.txt, regs.txt, regs64.txt, sweep.txt, nomma.txt and logs.tgz (every
-# log). TOTAL (default 470) bounds the seconds of steps 2 to 4.
+# Output: $OUT/main.txt, regs.txt, regs64.txt, profile.txt, sweep.txt, nomma.txt and
+# logs.tgz (every log). TOTAL (default 470) bounds the seconds of steps 2 to 5
+# (TOTAL=560 leaves the profile its 150 s and the sweep one flag).
 set -u
 O=${OUT:-/tmp/posenc-attn-call}
 mkdir -p "$O"
@@ -52,6 +57,14 @@ OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx 
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
 echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
+# 3. ncu of llama31_8b_bf16's decode and tensor-core kernels (gpu_check's
+# profile stage; PROFILE=0: none), at most 150 s, keeping 90 s for the
+# sweep's first flag.
+L=$((${TOTAL:-470} - ($(date +%s) - T0) - 90))
+if [ "${PROFILE:-1}" != 0 ] && ((L > 60)); then
+	OUT=/tmp/posenc-gp BUDGET=$((L < 150 ? L : 150)) ATTN_ZOO=llama31_8b_bf16 STAGES="facts profile" \
+		bash "$HERE/gpu_check.sh" . >"$O/profile.txt" 2>&1
+fi
 # attn_build FLAGS SPECS DIR FILE: gpu_check's attn stage (no torch rows)
 # for SPECS built with POSENC_NVCC_FLAGS=FLAGS, logs under DIR, appended to
 # FILE, in what is left of TOTAL (skipped under 70 s).
@@ -68,6 +81,6 @@ for fl in ${SWEEP--DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DP
 done
 attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2 "$O/nomma.txt"
 wait
-(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
+(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
-cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/nomma.txt" "$O/sweep.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
+cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/profile.txt" "$O/nomma.txt" "$O/sweep.txt" 2>/dev/null | grep -v '^$' | tail -c 11000

@@ -57,6 +57,11 @@
 #            bench-graph: timed as CUDA-graph replays)
 #   big      launches over > 2^31 elements vs small launches, bit for bit
 #   sanitize compute-sanitizer memcheck/racecheck/synccheck on small odd shapes
+#   profile  (only when named in STAGES) Nsight Compute's ncu on the decode
+#            and tensor-core attention kernels of one bench -gpu -attention
+#            run of PROFILE_SPEC (default ATTN_ZOO's first): PROFILE_COUNT
+#            launches (default 24), their time, registers, occupancy,
+#            issue slots, throughputs and stall findings
 set -u
 START=$(date +%s)
 BUDGET=${BUDGET:-560}
@@ -323,6 +328,34 @@ if want regs; then
 		done
 	else
 		echo "regs: posenc gen failed: see $LOG/regs_gen.txt"
+	fi
+fi
+
+if want profile; then
+	# One bench -gpu -attention -reps 1 run of PROFILE_SPEC under Nsight
+	# Compute: each case launches its kernel twice (warm-up, timed), and
+	# ncu profiles the first PROFILE_COUNT launches of the decode and
+	# tensor-core kernels (a rope spec's 12 cases: decode 32/32, 32/8 at two
+	# lengths, 64/8, rotated then rope inside; prefill 2048 and 8192), the
+	# driver being bench's child process. The lines kept say where the
+	# kernel's time goes: duration, registers, occupancy, issue-slot use,
+	# throughputs, bank conflicts and ncu's stall findings.
+	PSPEC=${PROFILE_SPEC:-${ATTN_SPECS%% *}}
+	stage "profile: ncu of the attention kernels in bench -gpu -attention -reps 1 of $PSPEC"
+	NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+	if [ -z "$NCU" ]; then
+		echo "ncu: not found"
+	else
+		"$NCU" --version | tail -1
+		if [ -f "$OUT/specs/$PSPEC.yaml" ]; then pa=("$OUT/specs/$PSPEC.yaml"); else pa=(-zoo "$PSPEC"); fi
+		timeout "$(lim $(($(left) - 5)))" "$NCU" --target-processes all --kernel-name-base demangled \
+			--kernel-name "regex:attention_(decode|mma)_kernel" --launch-count "${PROFILE_COUNT:-24}" \
+			--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
+			--section WarpStateStats --section MemoryWorkloadAnalysis \
+			"$POSENC" bench -gpu -attention -reps 1 "${pa[@]}" >"$LOG/profile.txt" 2>"$LOG/profile.err"
+		echo "ncu: exit $? (124 = timed out; full report in logs/profile.txt)"
+		grep -E 'attention_(decode|mma)_kernel|Duration|Registers Per Thread|Occupancy|Issue Slots Busy|No Eligible|Throughput|Bank|stall|ERR|==PROF==' \
+			"$LOG/profile.txt" "$LOG/profile.err" | grep -v 'Disconnected' | cut -c1-170 | head -400
 	fi
 fi
 
