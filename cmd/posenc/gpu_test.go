@@ -4,6 +4,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -48,12 +49,20 @@ func TestVerifyGPUEmulated(t *testing.T) {
 
 // bench -gpu under POSENC_GPU_EMULATE=1 times the RoPE launchers and the
 // device-to-device copy in the driver, and labels the numbers emulated.
+// With POSENC_GPU_LOCK set (where flock exists), it times under that lock.
 func TestBenchGPUEmulated(t *testing.T) {
 	needCXX(t)
 	t.Setenv(emulateGPUEnv, "1")
+	lock := runtime.GOOS == "linux" || runtime.GOOS == "darwin"
+	if lock {
+		t.Setenv(gpuLockEnv, filepath.Join(t.TempDir(), "gpu.lock"))
+	}
 	code, out, errs := runCLI("bench", "-gpu", "-zoo", "llama2_7b")
 	if code != 0 {
 		t.Fatalf("bench -gpu: code %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if lock && !strings.Contains(errs, "waiting for the GPU lock ") {
+		t.Errorf("bench -gpu with %s did not take the lock:\n%s", gpuLockEnv, errs)
 	}
 	num := `\d+\.\d+`
 	for _, re := range []string{

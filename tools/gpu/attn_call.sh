@@ -18,12 +18,16 @@
 #      prefill is the no-bias kernel) and t5_base_bf16, then torch's cuDNN
 #      SDPA and FlexAttention (bf16; prefill 2048 and 8192; CUDA-graph
 #      replays, as the issue's figures);
+#   Steps 3 to 5 then start together: their nvcc builds run side by side
+#   on the CPUs and their timings one at a time (POSENC_GPU_LOCK, which
+#   bench -gpu takes between its builds and its first launch), each
+#   bounded by what is left of TOTAL.
 #   3. (PROFILE=0: skipped) Nsight Compute's ncu on the
 #      decode and tensor-core kernels of one bench -gpu -attention -reps 1
-#      run of llama31_8b_bf16 (gpu_check.sh's profile stage, at most 150 s,
-#      keeping 90 s for the sweep): profile.txt;
+#      run of llama31_8b_bf16 (gpu_check.sh's profile stage): profile.txt;
 #   4. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
-#      flag of SWEEP, while TOTAL lasts (each takes about 90 s). By default
+#      flag of SWEEP (each a build of about a minute, then some 20 s of
+#      timing). By default
 #      SWEEP="-DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64
 #      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0":
 #      the decode kernel's rope-inside keys staged through shared memory
@@ -38,11 +42,12 @@
 #      (the 2026-11-28 sweep, docs/gpu.md) and
 #      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8; SWEEP="" runs none.
 #   5. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
-#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio), if
-#      time is left.
+#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
 # Output: $OUT/main.txt, regs.txt, regs64.txt, profile.txt, sweep.txt, nomma.txt and
-# logs.tgz (every log). TOTAL (default 470) bounds the seconds of steps 2 to 5
-# (TOTAL=560 leaves the profile its 150 s and the sweep one flag).
+# logs.tgz (every log). TOTAL (default 470) bounds the seconds of steps 2 to 5;
+# 560 leaves steps 3 to 5 about 300 s after a main step of 250 (a step
+# whose timing does not get the lock in time is cut off, its rows so far
+# kept).
 set -u
 O=${OUT:-/tmp/posenc-attn-call}
 mkdir -p "$O"
@@ -57,29 +62,40 @@ OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx 
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
 echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
-# 3. ncu of llama31_8b_bf16's decode and tensor-core kernels (gpu_check's
-# profile stage; PROFILE=0: none), at most 150 s, keeping 90 s for the
-# sweep's first flag.
-L=$((${TOTAL:-470} - ($(date +%s) - T0) - 90))
-if [ "${PROFILE:-1}" != 0 ] && ((L > 60)); then
-	OUT=/tmp/posenc-gp BUDGET=$((L < 150 ? L : 150)) ATTN_ZOO=llama31_8b_bf16 STAGES="facts profile" \
-		bash "$HERE/gpu_check.sh" . >"$O/profile.txt" 2>&1
+# Steps 3 to 5 start together in what is left of TOTAL: their nvcc builds
+# run side by side on the CPUs, and their timings one at a time, each bench
+# -gpu process taking POSENC_GPU_LOCK between its builds and its first
+# launch (ncu's too: the profile's bench holds it while ncu replays).
+export POSENC_GPU_LOCK=/tmp/posenc-gpu.lock
+L=$((${TOTAL:-470} - ($(date +%s) - T0) - 10))
+if ((L < 70)); then
+	echo "steps 3-5: skipped, $L s left" >>"$O/sweep.txt"
+else
+	# 3. ncu of llama31_8b_bf16's decode and tensor-core kernels
+	# (gpu_check's profile stage; PROFILE=0: none).
+	if [ "${PROFILE:-1}" != 0 ]; then
+		OUT=/tmp/posenc-gp BUDGET=$L ATTN_ZOO=llama31_8b_bf16 STAGES="facts profile" \
+			bash "$HERE/gpu_check.sh" . >"$O/profile.txt" 2>&1 &
+	fi
+	# attn_build FLAGS SPECS DIR: gpu_check's attn stage (no torch rows) for
+	# SPECS built with POSENC_NVCC_FLAGS=FLAGS, logs under DIR, its output
+	# in DIR.txt.
+	attn_build() {
+		{
+			echo "=== POSENC_NVCC_FLAGS=$1"
+			POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . 2>&1
+		} >"$3.txt" &
+	}
+	n=0
+	for fl in ${SWEEP--DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
+		n=$((n + 1))
+		attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
+	done
+	attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2
+	wait
+	for ((i = 1; i <= n; i++)); do cat /tmp/posenc-s$i.txt; done >>"$O/sweep.txt"
+	cp /tmp/posenc-g2.txt "$O/nomma.txt"
 fi
-# attn_build FLAGS SPECS DIR FILE: gpu_check's attn stage (no torch rows)
-# for SPECS built with POSENC_NVCC_FLAGS=FLAGS, logs under DIR, appended to
-# FILE, in what is left of TOTAL (skipped under 70 s).
-attn_build() {
-	local L=$((${TOTAL:-470} - ($(date +%s) - T0)))
-	((L > 70)) || { echo "POSENC_NVCC_FLAGS=$1: skipped, $L s left" >>"$4"; return; }
-	echo "=== POSENC_NVCC_FLAGS=$1" >>"$4"
-	POSENC_NVCC_FLAGS=$1 OUT=$3 BUDGET=$L ATTN_ZOO=$2 ATTN_DTYPES="" STAGES="attn" bash "$HERE/gpu_check.sh" . >>"$4" 2>&1
-}
-n=0
-for fl in ${SWEEP--DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
-	n=$((n + 1))
-	attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n "$O/sweep.txt"
-done
-attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2 "$O/nomma.txt"
 wait
 (cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"

@@ -117,6 +117,8 @@ var checks = map[string]Check{
 	"cuda attention mma t5":            {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rpe_t5_mma$/^mma$", "./gen/cuda"}},
 	"cuda ptx bf16":                    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestZooPTX$/^llama31_8b_bf16$", "./gen/cuda"}},
 	"cuda attention wave fit":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttnWaveFit$", "./gen/cuda"}},
+	"bench gpu emulated":               {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestBenchGPUEmulated$", "./cmd/posenc"}},
+	"gpu lock":                         {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestLockFile$", "./cmd/posenc"}},
 	"cuda attention mma chosen":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMAChosen$/^default$", "./gen/cuda"}},
 	"verify cuda transformer_base":     verify("cuda-host", "transformer_base"),
 	"verify cuda bloom_7b1":            verify("cuda-host", "bloom_7b1"),
@@ -143,6 +145,11 @@ var checks = map[string]Check{
 // the RoPE large-call (streaming) order of the AVX2 kernels, Inverse on
 // every backend, and f16/bf16 CUDA storage.
 var mutations = []Mutation{
+	// bench -gpu's lock (POSENC_GPU_LOCK): taken, and exclusive.
+	{"bench -gpu: timed without taking POSENC_GPU_LOCK", "cmd/posenc/bench.go", "",
+		"release, err := gpuLock(p)", "release, err := func() (func(), error) { return func() {}, nil }()", "bench gpu emulated", 0},
+	{"bench -gpu: the GPU lock shared, not exclusive", "cmd/posenc/gpulock_unix.go", "",
+		"how := syscall.LOCK_EX", "how := syscall.LOCK_SH", "gpu lock", 0},
 	// The attention form (generated Go, the engine's template, its kernels).
 	{"attn: causal mask admits the query's own position only", "generated/llama2_7b/llama2_7b_attention.go", "",
 		"o.Causal && kp > qp", "o.Causal && kp >= qp", "test llama2_7b", 0},
