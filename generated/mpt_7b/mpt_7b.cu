@@ -1235,9 +1235,11 @@ posenc_mpt_7b_attention_kernel(store_t *__restrict__ out, const store_t *__restr
 // running max (shared by its lanes), sum and acc. At the end of the item
 // the warps' partial states are merged in shared memory as splits are
 // (out = Σ e^{m_w − M}·acc_w / Σ e^{m_w − M}·l_w), then written as the
-// main kernel writes them. A rotated key (rope inside, ROTATE_K) is staged
-// through the warp's shared memory: its 128-bit pieces are stored raw, the
-// term's load hook rotates them into f32 rows, and the lanes read those.
+// main kernel writes them. A rotated key (rope inside, ROTATE_K) is turned
+// in the registers of the lanes that hold its pieces (kDecLaneTurn), or,
+// where the term's layout does not allow that, staged through the warp's
+// shared memory: its 128-bit pieces stored raw, the term's load hook
+// rotating them into f32 rows, which the lanes read.
 namespace {
 
 constexpr int kDecThreads = 128;
