@@ -333,9 +333,11 @@ const (
 // copy GB/s, their ratio and, for attention prefill, TFLOP/s, measured in
 // one process.
 // The drivers are built first, several at a time (buildDrivers), and then
-// timed one spec at a time, so that no compiler runs beside a timed kernel;
-// with POSENC_GPU_LOCK set, the timing waits for that lock (gpuLock), so
-// that other bench processes' timings do not run beside it either.
+// timed one spec at a time, so that none of its compilers runs beside a
+// timed kernel; with POSENC_GPU_LOCK set, the timing waits for that lock
+// (gpuLock), so that other bench processes' timings do not run beside it
+// either (their builds may: tools/gpu/attn_call.sh times a baseline build
+// among them for that reason).
 // Emulated (POSENC_GPU_EMULATE=1) it runs the short cases once each.
 func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, benchCases func(*spec.Spec, bool) []cudahost.BenchCase, short bool, reps int, stdout, stderr io.Writer) error {
 	if tc.Emulated {
@@ -367,13 +369,15 @@ func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, benchCases 
 	if err != nil {
 		return err
 	}
-	// Each driver is closed after its cases; on an error, the rest too.
-	defer closeDrivers(libs)
 	release, err := gpuLock(p)
 	if err != nil {
+		closeDrivers(libs)
 		return err
 	}
 	defer release()
+	// Each driver is closed after its cases; on an error, the rest too
+	// (before the lock is released).
+	defer closeDrivers(libs)
 	var results []cudahost.BenchResult
 	for i, s := range cs {
 		for _, c := range benchCases(s, short) {

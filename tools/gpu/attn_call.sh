@@ -28,9 +28,11 @@
 #   4. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP (each a build of about a minute, then some 20 s of
 #      timing). By default
-#      SWEEP="-DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64
-#      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0":
-#      the decode kernel's rope-inside keys staged through shared memory
+#      SWEEP="-DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0
+#      -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0
+#      -DPOSENC_ATTN_TURN_ONCE_BYTES=0": the default build (a macro no
+#      template reads), timed as the others are, beside their builds, which
+#      step 2's rows are not; the decode kernel's rope-inside keys staged through shared memory
 #      (not turned in the lanes' registers), the tensor-core kernel's key
 #      tiles of 64 (not 32), the decode split's count from its target alone
 #      (not fitted to the device's waves), and rope inside with its keys
@@ -44,10 +46,10 @@
 #   5. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
 #      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
 # Output: $OUT/main.txt, regs.txt, regs64.txt, profile.txt, sweep.txt, nomma.txt and
-# logs.tgz (every log). TOTAL (default 470) bounds the seconds of steps 2 to 5;
-# 560 leaves steps 3 to 5 about 300 s after a main step of 250 (a step
-# whose timing does not get the lock in time is cut off, its rows so far
-# kept).
+# logs.tgz (every log). TOTAL (default 560) bounds the seconds of steps 2 to 5:
+# about 300 s for steps 3 to 5 after a main step of 250 (under 150 s left,
+# they are skipped; a step whose timing does not get the lock in time is
+# cut off, its rows so far kept).
 set -u
 O=${OUT:-/tmp/posenc-attn-call}
 mkdir -p "$O"
@@ -57,7 +59,7 @@ export JOBS=${JOBS:-16} BIN=${BIN:-$PWD/.gpu/bin}
 export ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16 llama31_8b_bf16 t5_base_bf16"
 (OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" bash "$HERE/gpu_check.sh" . >"$O/regs.txt" 2>&1) &
 (OUT=/tmp/posenc-gr64 BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_KEYS=64 bash "$HERE/gpu_check.sh" . >"$O/regs64.txt" 2>&1) &
-OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-470} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
+OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-560} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
 	VERIFY_ZOO="llama31_8b bloom_7b1 t5_base gemma3_4b_global phi35_mini qwen25_vl_7b" \
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
@@ -67,14 +69,16 @@ echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
 # -gpu process taking POSENC_GPU_LOCK between its builds and its first
 # launch (ncu's too: the profile's bench holds it while ncu replays).
 export POSENC_GPU_LOCK=/tmp/posenc-gpu.lock
-L=$((${TOTAL:-470} - ($(date +%s) - T0) - 10))
-if ((L < 70)); then
+L=$((${TOTAL:-560} - ($(date +%s) - T0) - 10))
+if ((L < 150)); then
 	echo "steps 3-5: skipped, $L s left" >>"$O/sweep.txt"
 else
 	# 3. ncu of llama31_8b_bf16's decode and tensor-core kernels
 	# (gpu_check's profile stage; PROFILE=0: none).
 	if [ "${PROFILE:-1}" != 0 ]; then
-		OUT=/tmp/posenc-gp BUDGET=$L ATTN_ZOO=llama31_8b_bf16 STAGES="facts profile" \
+		# At most 200 s (ncu holds the lock while it replays): a build of a
+		# minute or so, then some 40 s of profiling.
+		OUT=/tmp/posenc-gp BUDGET=$((L < 200 ? L : 200)) ATTN_ZOO=llama31_8b_bf16 STAGES="facts profile" \
 			bash "$HERE/gpu_check.sh" . >"$O/profile.txt" 2>&1 &
 	fi
 	# attn_build FLAGS SPECS DIR: gpu_check's attn stage (no torch rows) for
@@ -87,7 +91,7 @@ else
 		} >"$3.txt" &
 	}
 	n=0
-	for fl in ${SWEEP--DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
+	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
 		n=$((n + 1))
 		attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
 	done

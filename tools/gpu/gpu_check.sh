@@ -339,7 +339,8 @@ if want profile; then
 	# lengths, 64/8, rotated then rope inside; prefill 2048 and 8192), the
 	# driver being bench's child process. The lines kept say where the
 	# kernel's time goes: duration, registers, occupancy, issue-slot use,
-	# throughputs, bank conflicts and ncu's stall findings.
+	# throughputs, bank conflicts and ncu's stall findings; clocks as the
+	# device runs them (--clock-control none), as bench's timings.
 	PSPEC=${PROFILE_SPEC:-${ATTN_SPECS%% *}}
 	stage "profile: ncu of the attention kernels in bench -gpu -attention -reps 1 of $PSPEC"
 	NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
@@ -350,8 +351,9 @@ if want profile; then
 		if [ -f "$OUT/specs/$PSPEC.yaml" ]; then pa=("$OUT/specs/$PSPEC.yaml"); else pa=(-zoo "$PSPEC"); fi
 		timeout "$(lim $(($(left) - 5)))" "$NCU" --target-processes all --kernel-name-base demangled \
 			--kernel-name "regex:attention_(decode|mma)_kernel" --launch-count "${PROFILE_COUNT:-24}" \
-			--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
-			--section WarpStateStats --section MemoryWorkloadAnalysis \
+			--clock-control none --section SpeedOfLight --section LaunchStats --section Occupancy \
+			--section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
+			--section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
 			"$POSENC" bench -gpu -attention -reps 1 "${pa[@]}" >"$LOG/profile.txt" 2>"$LOG/profile.err"
 		echo "ncu: exit $? (124 = timed out; full report in logs/profile.txt)"
 		grep -E 'attention_(decode|mma)_kernel|Duration|Registers Per Thread|Occupancy|Issue Slots Busy|No Eligible|Throughput|Bank|stall|ERR|==PROF==' \
