@@ -18,7 +18,7 @@
 #      prefill is the no-bias kernel) and t5_base_bf16, then torch's cuDNN
 #      SDPA and FlexAttention (bf16; prefill 2048 and 8192; CUDA-graph
 #      replays, as the issue's figures);
-#   Steps 3 to 5 then start together: their nvcc builds run side by side
+#   Steps 3 to 6 then start together: their nvcc builds run side by side
 #   on the CPUs and their timings one at a time (POSENC_GPU_LOCK, which
 #   bench -gpu takes between its builds and its first launch), each
 #   bounded by what is left of TOTAL.
@@ -44,10 +44,14 @@
 #      (the 2026-11-28 sweep, docs/gpu.md) and
 #      -DPOSENC_ATTN_DECODE_MIN_CHUNK=8; SWEEP="" runs none.
 #   5. bench -gpu -attention of bloom_7b1_bf16 and t5_wide_bf16 built with
-#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio).
-# Output: $OUT/main.txt, regs.txt, regs64.txt, profile.txt, sweep.txt, nomma.txt and
+#      -DPOSENC_ATTN_MMA=0 (the FMA kernel's prefill, for the ratio);
+#   6. compute-sanitizer (memcheck, racecheck, synccheck) on every attention
+#      launcher of llama31_8b_bf16 and bloom_7b1_bf16 on small odd shapes
+#      (gpu_check.sh's sanitize stage; the shared-memory races and barriers
+#      host emulation cannot judge): sanitize.txt.
+# Output: $OUT/main.txt, regs.txt, regs64.txt, profile.txt, sweep.txt, nomma.txt, sanitize.txt and
 # logs.tgz (every log). TOTAL (default 560) bounds the seconds of steps 2 to 5:
-# about 300 s for steps 3 to 5 after a main step of 250 (under 150 s left,
+# about 300 s for steps 3 to 6 after a main step of 250 (under 150 s left,
 # they are skipped; a step whose timing does not get the lock in time is
 # cut off, its rows so far kept).
 set -u
@@ -64,14 +68,14 @@ OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-560} * 83 / 100)) VERIFY_TARGETS=cuda-ptx 
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
 	bash "$HERE/gpu_check.sh" . >"$O/main.txt" 2>&1
 echo "steps 1-2 done at $(($(date +%s) - T0)) s" >>"$O/main.txt"
-# Steps 3 to 5 start together in what is left of TOTAL: their nvcc builds
+# Steps 3 to 6 start together in what is left of TOTAL: their nvcc builds
 # run side by side on the CPUs, and their timings one at a time, each bench
 # -gpu process taking POSENC_GPU_LOCK between its builds and its first
 # launch (ncu's too: the profile's bench holds it while ncu replays).
 export POSENC_GPU_LOCK=/tmp/posenc-gpu.lock
 L=$((${TOTAL:-560} - ($(date +%s) - T0) - 10))
 if ((L < 150)); then
-	echo "steps 3-5: skipped, $L s left" >>"$O/sweep.txt"
+	echo "steps 3-6: skipped, $L s left" >>"$O/sweep.txt"
 else
 	# 3. ncu of llama31_8b_bf16's decode and tensor-core kernels
 	# (gpu_check's profile stage; PROFILE=0: none).
@@ -96,11 +100,16 @@ else
 		attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
 	done
 	attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2
+	# 6. compute-sanitizer's memcheck, racecheck and synccheck on every
+	# attention launcher of llama31_8b_bf16 and bloom_7b1_bf16
+	# (posenc_shapes.cu's sanitize mode), each run under the lock.
+	SHAPES_ZOO="llama31_8b_bf16 bloom_7b1_bf16" OUT=/tmp/posenc-gs BUDGET=$L STAGES="sanitize" \
+		bash "$HERE/gpu_check.sh" . >"$O/sanitize.txt" 2>&1 &
 	wait
 	for ((i = 1; i <= n; i++)); do cat /tmp/posenc-s$i.txt; done >>"$O/sweep.txt"
 	cp /tmp/posenc-g2.txt "$O/nomma.txt"
 fi
 wait
-(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
+(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gs/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
-cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/profile.txt" "$O/nomma.txt" "$O/sweep.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
+cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/profile.txt" "$O/nomma.txt" "$O/sweep.txt" "$O/sanitize.txt" 2>/dev/null | grep -v '^$' | tail -c 11000

@@ -57,6 +57,8 @@
 #            bench-graph: timed as CUDA-graph replays)
 #   big      launches over > 2^31 elements vs small launches, bit for bit
 #   sanitize compute-sanitizer memcheck/racecheck/synccheck on small odd shapes
+#            (the RoPE or softmax launchers, then every attention launcher),
+#            each run under POSENC_GPU_LOCK's flock(1) when that is set
 #   profile  (only when named in STAGES) Nsight Compute's ncu on the decode
 #            and tensor-core attention kernels of one bench -gpu -attention
 #            run of PROFILE_SPEC (default ATTN_ZOO's first): PROFILE_COUNT
@@ -423,8 +425,12 @@ if want sanitize; then
 			[ -x "$OUT/bin/$n" ] || continue
 			for tool in memcheck racecheck synccheck; do
 				(($(left) > 30)) || { echo "$n $tool: skipped, budget"; continue; }
-				timeout "$(lim 40)" compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 10 "$OUT/bin/$n" sanitize \
-					>"$LOG/sanitize_${n}_$tool.txt" 2>&1
+				# Under POSENC_GPU_LOCK (flock(1)) when set: other processes
+				# time kernels on the GPU meanwhile (attn_call.sh).
+				lk=()
+				[ -n "${POSENC_GPU_LOCK:-}" ] && command -v flock >/dev/null && lk=(flock "$POSENC_GPU_LOCK")
+				timeout "$(lim $(($(left) - 5)))" ${lk[@]+"${lk[@]}"} timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+					--print-limit 10 "$OUT/bin/$n" sanitize >"$LOG/sanitize_${n}_$tool.txt" 2>&1
 				rc=$?
 				printf '%-18s %-10s %s\n' "$n" "$tool" "$( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)")"
 				((rc == 0)) || grep -m5 -E 'Error|error|Hazard|Invalid|Barrier' "$LOG/sanitize_${n}_$tool.txt"

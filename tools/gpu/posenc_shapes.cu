@@ -554,14 +554,94 @@ static int run_big(bool smoke) {
 }
 #endif
 
+// ---- attention (every kind: rope, alibi, rpe_bias) ----------------------------
+
+#ifndef MAXPOS_ARG
+#define MAXPOS_ARG(m)
+#endif
+#ifndef TABLE_ARG
+#define TABLE_ARG
+#endif
+
+// attn_int_array is n ints on the device, a + b·i.
+static int *attn_int_array(int n, int a, int b) {
+	std::vector<int> h((size_t)std::max(n, 1));
+	for (int i = 0; i < n; ++i)
+		h[(size_t)i] = a + b * i;
+	int *d = nullptr;
+	check(cudaMalloc((void **)&d, sizeof(int) * h.size()), "cudaMalloc ints");
+	check(cudaMemcpy(d, h.data(), sizeof(int) * h.size(), cudaMemcpyHostToDevice), "H2D ints");
+	return d;
+}
+
+// sanitize_attention: the attention launchers once each on small odd
+// shapes, for compute-sanitizer (memcheck, and racecheck and synccheck for
+// the kernels' shared memory and barriers, which host emulation cannot
+// judge): decode over 1, 37, 300 and 4100 keys (split), 5 queries over 300
+// and a causal prefill of 70, with an MHA, a GQA (the decode kernel's
+// tiles of 4 rows) and a group of 8 or more (the tensor-core decode of
+// bf16), 16-byte aligned and shifted by one element (the main kernel's
+// scalar path), contiguous and paged (two sequences, slots reversed), the
+// rope specs' rotated form too; one window.
+// (rpe_bias: after run_sanitize, which makes the table.)
+static void sanitize_attention() {
+#if PKIND == 1
+	const std::vector<std::pair<int, int>> heads = {{32, 8}, {32, 4}, {3, 3}};
+#else
+	const std::vector<std::pair<int, int>> heads = {{kHeads, kHeads}, {kHeads, 1}};
+#endif
+	const int shapes[6][2] = {{1, 1}, {1, 37}, {1, 300}, {1, 4100}, {5, 300}, {70, 70}};
+	const float scale = 1.0f / std::sqrt((float)kAttnDim);
+	for (int shift = 0; shift < 2; ++shift)
+		for (const auto &hh : heads)
+			for (const auto &sh : shapes) {
+				const int qh = hh.first, kh = hh.second, lq = sh[0], lk = sh[1], window = lq == 5 ? 50 : 0;
+				const size_t nq = (size_t)lq * qh * kAttnDim + shift, nk = (size_t)lk * kh * kAttnDim + shift;
+				T *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
+				check(cudaMalloc((void **)&q, nq * sizeof(T)), "cudaMalloc q");
+				check(cudaMalloc((void **)&o, nq * sizeof(T)), "cudaMalloc out");
+				check(cudaMalloc((void **)&k, nk * sizeof(T)), "cudaMalloc k");
+				check(cudaMalloc((void **)&v, nk * sizeof(T)), "cudaMalloc v");
+				fill(q, nq, 11u, 1.0f);
+				fill(k, nk, 12u, 1.0f);
+				fill(v, nk, 13u, 1.0f);
+				// Queries from the last key on; keys at 1000 + j; paged: two
+				// sequences, the first holding half the queries and keys.
+				int *qpos = attn_int_array(lq, 1000 + lk - 1, 1), *kpos = attn_int_array(lk, 1000, 1);
+				const int qs[3] = {0, lq / 2, lq}, ks[3] = {0, lk / 2, lk};
+				int *q_start = attn_int_array(3, 0, 0), *k_start = attn_int_array(3, 0, 0), *slots = attn_int_array(lk, lk - 1, -1);
+				check(cudaMemcpy(q_start, qs, sizeof qs, cudaMemcpyHostToDevice), "H2D q_start");
+				check(cudaMemcpy(k_start, ks, sizeof ks, cudaMemcpyHostToDevice), "H2D k_start");
+				const int mp = 1000 + lk - 1 + lq;
+				(void)mp;
+				T *const oq = o + shift, *const qq = q + shift, *const kk = k + shift, *const vv = v + shift;
+				check(PFN(attention)(oq, qq, kk, vv TABLE_ARG, qpos, kpos, lq, lk, qh, kh, scale, 1, window MAXPOS_ARG(mp), 0), "attention");
+#if PKIND == 1
+				check(PFN(attention_rotated)(oq, qq, kk, vv, qpos, kpos, lq, lk, qh, kh, scale, 1, window MAXPOS_ARG(mp), 0),
+				      "attention_rotated");
+#endif
+				check(PFN(attention_paged)(oq, qq, kk, vv TABLE_ARG, qpos, q_start, slots, kpos, k_start, lq, lk, 2, (long long)lk, qh,
+				                           kh, scale, 1, window MAXPOS_ARG(mp), 0),
+				      "attention_paged");
+				check(cudaDeviceSynchronize(), "sanitize attention launches");
+				for (void *p : {(void *)q, (void *)k, (void *)v, (void *)o, (void *)qpos, (void *)kpos, (void *)q_start,
+				                (void *)k_start, (void *)slots})
+					cudaFree(p);
+			}
+	std::printf("sanitize: %s: attention launches done\n", STR(PSPEC));
+}
+
 int main(int argc, char **argv) {
 	const std::string mode = argc > 1 ? argv[1] : "bench";
 	cudaDeviceProp prop;
 	std::memset(&prop, 0, sizeof prop);
 	check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
 	const bool smoke = mode == "smoke" || kEmulated;
-	if (mode == "sanitize")
-		return run_sanitize();
+	if (mode == "sanitize") {
+		const int rc = run_sanitize();
+		sanitize_attention();
+		return rc;
+	}
 	if (mode == "big" || mode == "smoke-big") {
 		const int bad = run_big(smoke);
 		std::printf("big: %s: %s\n", STR(PSPEC), bad ? "FAILED" : "ok");
