@@ -119,6 +119,7 @@ var checks = map[string]Check{
 	"cuda attention wave fit":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttnWaveFit$", "./gen/cuda"}},
 	"bench gpu emulated":               {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestBenchGPUEmulated$", "./cmd/posenc"}},
 	"gpu lock":                         {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestLockFile$", "./cmd/posenc"}},
+	"gpu harness":                      {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestShapesHarnessHost$", "./tools/gpu"}},
 	"cuda attention mma chosen":        {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMAChosen$/^default$", "./gen/cuda"}},
 	"verify cuda transformer_base":     verify("cuda-host", "transformer_base"),
 	"verify cuda bloom_7b1":            verify("cuda-host", "bloom_7b1"),
@@ -150,6 +151,8 @@ var mutations = []Mutation{
 		"release, err := gpuLock(p)", "release, err := func() (func(), error) { return func() {}, nil }()", "bench gpu emulated", 0},
 	{"bench -gpu: the GPU lock shared, not exclusive", "cmd/posenc/gpulock_unix.go", "",
 		"how := syscall.LOCK_EX", "how := syscall.LOCK_SH", "gpu lock", 0},
+	{"gpu harness: the attention sanitize launch given no query heads", "tools/gpu/posenc_shapes.cu", "",
+		"lq, lk, qh, kh, scale, 1, window MAXPOS_ARG(mp), 0), \"attention\");", "lq, lk, 0, kh, scale, 1, window MAXPOS_ARG(mp), 0), \"attention\");", "gpu harness", 0},
 	// The attention form (generated Go, the engine's template, its kernels).
 	{"attn: causal mask admits the query's own position only", "generated/llama2_7b/llama2_7b_attention.go", "",
 		"o.Causal && kp > qp", "o.Causal && kp >= qp", "test llama2_7b", 0},
