@@ -151,6 +151,8 @@ var mutations = []Mutation{
 		"release, err := gpuLock(p)", "release, err := func() (func(), error) { return func() {}, nil }()", "bench gpu emulated", 0},
 	{"bench -gpu: the GPU lock shared, not exclusive", "cmd/posenc/gpulock_unix.go", "",
 		"how := syscall.LOCK_EX", "how := syscall.LOCK_SH", "gpu lock", 0},
+	{"cuda rope: the block's frequencies never written", "templates/rope.cu.tmpl", "",
+		"bool w_set = false;", "bool w_set = true;", "verify cuda llama2_7b", 0},
 	{"gpu harness: the attention sanitize launch given no query heads", "tools/gpu/posenc_shapes.cu", "",
 		"lq, lk, qh, kh, scale, 1, window MAXPOS_ARG(mp), 0), \"attention\");", "lq, lk, 0, kh, scale, 1, window MAXPOS_ARG(mp), 0), \"attention\");", "gpu harness", 0},
 	// The attention form (generated Go, the engine's template, its kernels).

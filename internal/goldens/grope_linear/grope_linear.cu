@@ -365,8 +365,6 @@ posenc_grope_linear_rope_kernel(store_t *a_dst, const store_t *a_src, int a_head
 	__shared__ double s_w[kPairs];
 	__shared__ float s_c[kPairs];
 	__shared__ float s_s[kPairs];
-	for (int i = threadIdx.x; i < kPairs; i += blockDim.x)
-		s_w[i] = freq(i, max_pos);
 	// Out of place, each head also copies its kTail untouched dims in
 	// kTail/W units of W elements (W divides kTail whenever W > 1: the
 	// launcher takes the vector path only then).
@@ -375,6 +373,7 @@ posenc_grope_linear_rope_kernel(store_t *a_dst, const store_t *a_src, int a_head
 	// At most 2^31 − 1 (rope_launch).
 	const int work = a.heads * ua + b.heads * ub;
 	const int step = kRound * (int)blockDim.x;
+	bool w_set = false; // s_w holds the frequencies (block-uniform)
 	for (int t = blockIdx.x; t < tokens; t += gridDim.x) {
 		long long dt = t;
 		if (slots) {
@@ -382,11 +381,20 @@ posenc_grope_linear_rope_kernel(store_t *a_dst, const store_t *a_src, int a_head
 			if (dt < 0 || dt >= slot_cap)
 				continue; // block-uniform: no barrier is skipped by part of the block
 		}
-		__syncthreads(); // s_w written; the previous token is done with s_c, s_s
+		// The token's first round of loads (registers only), then, for the
+		// block's first token, the frequencies: both before the barrier, so
+		// that neither the frequencies' reads nor the barrier delay the
+		// loads.
 		rope_item<W> it[kRound];
 #pragma unroll
 		for (int j = 0; j < kRound; ++j)
 			rope_fetch<W>(it[j], a, b, ua, ub, t, dt, (int)threadIdx.x + j * (int)blockDim.x, work);
+		if (!w_set) {
+			for (int i = threadIdx.x; i < kPairs; i += blockDim.x)
+				s_w[i] = freq(i, max_pos);
+			w_set = true;
+		}
+		__syncthreads(); // s_w written; the previous token is done with s_c, s_s
 		for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
 			const double p = pos ? (double)pos[(size_t)t * axes + pos_axis(i, axes)] : (double)pos0;
 			float s, c;
