@@ -34,7 +34,9 @@ var mmaSpecs = []string{
 // wait, NaN until then); "mma-64-keys" runs key tiles of 64
 // (POSENC_ATTN_MMA_KEYS 64: 64-bit key masks, and dynamic shared memory
 // over the 48 KiB a launch gets unasked, which the emulator refuses unless
-// the launcher raised the kernel's limit), on every spec. ALiBi's head dim
+// the launcher raised the kernel's limit), on every spec; "mma-8-warps"
+// tiles of 128 rows (POSENC_ATTN_MMA_WARPS 8, with 64 keys: 100 KiB of
+// dynamic shared memory), ALiBi and rope. ALiBi's head dim
 // 48 takes q·k's odd last step (two matrices a load), T5's 16 that step
 // alone.
 func TestAttentionMMA(t *testing.T) {
@@ -52,15 +54,16 @@ func TestAttentionMMA(t *testing.T) {
 		{"mma-two-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 0\n"},
 		{"mma-sync-loads", mma + "#define POSENC_ATTN_MMA_ASYNC 0\n"},
 		{"mma-64-keys", mma + "#define POSENC_ATTN_MMA_KEYS 64\n"},
+		{"mma-8-warps", mma + "#define POSENC_ATTN_MMA_KEYS 64\n#define POSENC_ATTN_MMA_WARPS 8\n"},
 	}
-	keys64 := all[len(all)-1]
+	keys64, warps8 := all[len(all)-2], all[len(all)-1]
 	for i, y := range mmaSpecs {
 		ps := []policy{all[0], keys64}
 		switch i {
 		case 0:
 			ps = all
 		case 2:
-			ps = []policy{all[0], all[3], keys64}
+			ps = []policy{all[0], all[3], keys64, warps8}
 		}
 		for _, p := range ps {
 			c := derive(t, y)
@@ -84,7 +87,8 @@ func TestAttentionMMA(t *testing.T) {
 // and for one query of a GQA group of 6 heads (not with
 // POSENC_ATTN_DECODE_MMA_ROWS 0), the decode kernel for one query of one
 // head per KV head, and never the tensor cores when
-// POSENC_ATTN_MMA is 0.
+// POSENC_ATTN_MMA is 0; with tiles of 128 rows (POSENC_ATTN_MMA_WARPS 8)
+// as by default.
 func TestAttentionMMAChosen(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
@@ -96,6 +100,9 @@ func TestAttentionMMAChosen(t *testing.T) {
 		{"default", "", true, true},
 		{"off", "#define POSENC_ATTN_MMA 0\n", false, false},
 		{"gqa-decode-fma", "#define POSENC_ATTN_DECODE_MMA_ROWS 0\n", true, false},
+		// Tiles of 128 rows: 100 KiB of dynamic shared memory, which the
+		// launcher must ask for, or the emulator refuses the launch.
+		{"8-warps", "#define POSENC_ATTN_MMA_KEYS 64\n#define POSENC_ATTN_MMA_WARPS 8\n", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

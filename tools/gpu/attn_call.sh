@@ -29,12 +29,15 @@
 #      flag of SWEEP (each a build of about a minute, then some 20 s of
 #      timing). By default
 #      SWEEP="-DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0
-#      -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0
-#      -DPOSENC_ATTN_TURN_ONCE_BYTES=0": the default build (a macro no
+#      -DPOSENC_ATTN_MMA_KEYS=64
+#      -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8
+#      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0" (an
+#      entry's flags joined by commas): the default build (a macro no
 #      template reads), timed as the others are, beside their builds, which
 #      step 2's rows are not; the decode kernel's rope-inside keys staged through shared memory
 #      (not turned in the lanes' registers), the tensor-core kernel's key
-#      tiles of 64 (not 32), the decode split's count from its target alone
+#      tiles of 64 (not 32), and with tiles of 128 rows (8 warps, not 4),
+#      the decode split's count from its target alone
 #      (not fitted to the device's waves), and rope inside with its keys
 #      turned in the tiles (not once ahead); others are
 #      -DPOSENC_ATTN_MMA_TWO_PART_KEYS=2147483647 (p in three bf16 parts at
@@ -95,9 +98,9 @@ else
 		} >"$3.txt" &
 	}
 	n=0
-	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
+	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
 		n=$((n + 1))
-		attn_build "$fl" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
+		attn_build "${fl//,/ }" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
 	done
 	attn_build -DPOSENC_ATTN_MMA=0 "bloom_7b1_bf16 t5_wide_bf16" /tmp/posenc-g2
 	# 6. compute-sanitizer's memcheck, racecheck and synccheck on every

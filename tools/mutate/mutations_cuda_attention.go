@@ -165,6 +165,8 @@ var cudaAttentionMutations = []Mutation{
 		"cuda ptx bf16", 0},
 	{"cuda attn mma: a lane's mask bit of key c taken at key c ^ 1", "templates/attention_mma.cu.tmpl", "",
 		"pc[t][e] = __shfl_sync(0xffffffffu, p[(8 * t) / 32], c % 32);", "pc[t][e] = __shfl_sync(0xffffffffu, p[(8 * t) / 32], (c ^ 1) % 32);", "cuda attention mma", 0},
+	{"cuda attn mma 8 warps: the words of warps 4 to 7 left out of the keys seen", "templates/attention_mma.cu.tmpl", "",
+		"	for (int x = 0; x < kMmaWarps; ++x)\n		keys |= ww[x];", "	for (int x = 0; x < 4; ++x)\n		keys |= ww[x];", "cuda attention mma 8 warps", 0},
 	{"cuda attn mma 64 keys: keys 32 to 63 masked at the positions of keys 0 to 31", "templates/attention_mma.cu.tmpl", "",
 		"pc[t][e] = __shfl_sync(0xffffffffu, p[(8 * t) / 32], c % 32);", "pc[t][e] = __shfl_sync(0xffffffffu, p[0], c % 32);", "cuda attention mma 64 keys", 0},
 	{"cuda attn mma: the staged set's rows written by no warp", "templates/attention_mma.cu.tmpl", "",

@@ -1550,6 +1550,18 @@ posenc_grope_llama3_attention_decode_kernel(store_t *__restrict__ out, const sto
 		}
 		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
+		// The rows' positions in registers, and the first step's keys on
+		// their way (with the second step's positions) while the rows' q
+		// is loaded and the shift found: the key loop below takes them up.
+		long long qp[R];
+#pragma unroll
+		for (int r = 0; r < R; ++r)
+			qp[r] = s_qp[r];
+		DecPos pos;
+		DecKeys buf[2];
+		dec_fetch_pos<PAGED>(pos, j0, j1, w, kg, kpos, slots);
+		dec_fetch_kv<PAGED, R>(buf[0], pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		dec_fetch_pos<PAGED>(pos, j0 + kDecStep, j1, w, kg, kpos, slots);
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
 			const int r = e / kAttnTermUnits;
 			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
@@ -1597,12 +1609,11 @@ posenc_grope_llama3_attention_decode_kernel(store_t *__restrict__ out, const sto
 			s_shift[tid] = 0;
 		}
 		__syncthreads(); // s_q, s_shift
-		// The rows' position, bias shift and head in registers.
-		long long qp[R], shift[R];
+		// The rows' bias shift and head in registers.
+		long long shift[R];
 		int hh[R];
 #pragma unroll
 		for (int r = 0; r < R; ++r) {
-			qp[r] = s_qp[r];
 			shift[r] = s_shift[r];
 			hh[r] = s_h[r];
 		}
@@ -1635,12 +1646,8 @@ posenc_grope_llama3_attention_decode_kernel(store_t *__restrict__ out, const sto
 		// step issues the third's loads the second's may still be in
 		// flight (two steps in flight: a copy cur = nxt at the end of a
 		// step would wait for nxt's loads first); the positions are read a
-		// step ahead of the loads that need them (pos).
-		DecPos pos;
-		DecKeys buf[2];
-		dec_fetch_pos<PAGED>(pos, j0, j1, w, kg, kpos, slots);
-		dec_fetch_kv<PAGED, R>(buf[0], pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
-		dec_fetch_pos<PAGED>(pos, j0 + kDecStep, j1, w, kg, kpos, slots);
+		// step ahead of the loads that need them (pos). The first step's
+		// were issued above.
 		for (long long jp = j0; jp < j1; jp += 2 * kDecStep) {
 #pragma unroll
 			for (int h = 0; h < 2; ++h) {

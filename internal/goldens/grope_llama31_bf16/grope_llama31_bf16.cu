@@ -1586,6 +1586,18 @@ posenc_grope_llama31_bf16_attention_decode_kernel(store_t *__restrict__ out, con
 		}
 		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
+		// The rows' positions in registers, and the first step's keys on
+		// their way (with the second step's positions) while the rows' q
+		// is loaded and the shift found: the key loop below takes them up.
+		long long qp[R];
+#pragma unroll
+		for (int r = 0; r < R; ++r)
+			qp[r] = s_qp[r];
+		DecPos pos;
+		DecKeys buf[2];
+		dec_fetch_pos<PAGED>(pos, j0, j1, w, kg, kpos, slots);
+		dec_fetch_kv<PAGED, R>(buf[0], pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		dec_fetch_pos<PAGED>(pos, j0 + kDecStep, j1, w, kg, kpos, slots);
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
 			const int r = e / kAttnTermUnits;
 			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
@@ -1633,12 +1645,11 @@ posenc_grope_llama31_bf16_attention_decode_kernel(store_t *__restrict__ out, con
 			s_shift[tid] = 0;
 		}
 		__syncthreads(); // s_q, s_shift
-		// The rows' position, bias shift and head in registers.
-		long long qp[R], shift[R];
+		// The rows' bias shift and head in registers.
+		long long shift[R];
 		int hh[R];
 #pragma unroll
 		for (int r = 0; r < R; ++r) {
-			qp[r] = s_qp[r];
 			shift[r] = s_shift[r];
 			hh[r] = s_h[r];
 		}
@@ -1671,12 +1682,8 @@ posenc_grope_llama31_bf16_attention_decode_kernel(store_t *__restrict__ out, con
 		// step issues the third's loads the second's may still be in
 		// flight (two steps in flight: a copy cur = nxt at the end of a
 		// step would wait for nxt's loads first); the positions are read a
-		// step ahead of the loads that need them (pos).
-		DecPos pos;
-		DecKeys buf[2];
-		dec_fetch_pos<PAGED>(pos, j0, j1, w, kg, kpos, slots);
-		dec_fetch_kv<PAGED, R>(buf[0], pos, sub, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
-		dec_fetch_pos<PAGED>(pos, j0 + kDecStep, j1, w, kg, kpos, slots);
+		// step ahead of the loads that need them (pos). The first step's
+		// were issued above.
 		for (long long jp = j0; jp < j1; jp += 2 * kDecStep) {
 #pragma unroll
 			for (int h = 0; h < 2; ++h) {
@@ -1942,7 +1949,17 @@ posenc_grope_llama31_bf16_attention_decode_kernel(store_t *__restrict__ out, con
 //      see the key meet its value (as the main kernel).
 namespace {
 
-constexpr int kMmaWarps = 4;
+#ifndef POSENC_ATTN_MMA_WARPS
+// The tensor-core kernel's warps, 16 query rows each: 4 (tiles of 64
+// rows), or 8 (-D; tiles of 128 rows, FlashAttention-2's at head dim 128,
+// each key tile staged once for twice the rows, between barriers of twice
+// the warps). 8 needs key tiles of 64 (POSENC_ATTN_MMA_KEYS) and 100 KiB
+// of dynamic shared memory at head dim 128, which an sm_80 or sm_90 gives
+// a block that asks (elsewhere the launcher keeps the main kernel,
+// attn_mma_ok).
+#define POSENC_ATTN_MMA_WARPS 4
+#endif
+constexpr int kMmaWarps = POSENC_ATTN_MMA_WARPS;
 constexpr int kMmaThreads = 32 * kMmaWarps;
 constexpr int kMmaRows = 16 * kMmaWarps;
 #ifndef POSENC_ATTN_MMA_KEYS
@@ -1955,6 +1972,7 @@ constexpr int kMmaRows = 16 * kMmaWarps;
 #endif
 constexpr int kMmaKeys = POSENC_ATTN_MMA_KEYS;
 static_assert(kMmaKeys == 32 || kMmaKeys == 64, "POSENC_ATTN_MMA_KEYS must be 32 or 64");
+static_assert(kMmaWarps == 4 || (kMmaWarps == 8 && kMmaKeys == 64), "POSENC_ATTN_MMA_WARPS must be 4, or 8 with 64 keys");
 // MmaBits holds one bit per key of a tile (mask bits, the keys some row
 // sees, the keys whose v is not finite); mma_bit(c) is key c's.
 template <int N>
@@ -1991,11 +2009,11 @@ constexpr int kMmaStageRuns = (kMmaStageRows + kMmaRun - 1) / kMmaRun;
 // most with 32 keys (head dim ≤ 128): with the rows' state and the term's
 // (rope's frequencies of 64 pairs, T5's bias rows) under the 48 KiB every
 // device gives a block; 84 KiB with 64, under the 99 KiB an sm_86 or sm_89
-// gives one that asks (an sm_80 163, an sm_90 227).
+// gives one that asks (an sm_80 163, an sm_90 227); 100 KiB with 8 warps.
 constexpr int kMmaTileHalves = kMmaKeys * kMmaStride; // bf16 elements of a tile's k (or v)
 constexpr int kMmaDynBytes = 2 * (4 * kMmaTileHalves) + 4 * kMmaF;
 static_assert(kMmaRows <= 2 * kMmaKeys, "the q tile fits k and v buffer 1");
-static_assert(kAttnDim <= 128 && kMmaDynBytes <= (kMmaKeys == 32 ? 42 : 84) << 10,
+static_assert(kAttnDim <= 128 && kMmaDynBytes <= (kMmaKeys == 32 ? 42 : kMmaWarps == 4 ? 84 : 100) << 10,
               "attnMMA admitted a spec whose tiles exceed the kernel's shared memory");
 #ifndef POSENC_ATTN_MMA
 // The launcher runs the tensor-core kernel for the calls the main kernel
@@ -2381,8 +2399,8 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 	__shared__ float s_steps[ROTATE_K && kAttnStepUnits > 0 ? 2 * (kMmaRun - 1) * kAttnStepUnits : 1];
 	static_assert(kMmaDynBytes + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) + sizeof(s_anyw) + sizeof(s_kp) +
 	                      sizeof(s_kr) + sizeof(s_badw) + sizeof(s_term) + sizeof(s_steps) <=
-	                  (kMmaKeys == 32 ? 48 << 10 : 99 << 10),
-	              "the tensor-core kernel's shared memory exceeds 48 KiB (32 keys) or 99 KiB (64)");
+	                  (kMmaKeys == 32 ? 48 << 10 : kMmaWarps == 4 ? 99 << 10 : 163 << 10),
+	              "the tensor-core kernel's shared memory exceeds 48 KiB (32 keys), 99 KiB (64) or 163 KiB (8 warps)");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int gid = lane >> 2, tig = lane & 3;
 	attn_term_init(s_term, max_pos);
