@@ -87,8 +87,8 @@ func TestAttentionMMA(t *testing.T) {
 // and for one query of a GQA group of 6 heads (not with
 // POSENC_ATTN_DECODE_MMA_ROWS 0), the decode kernel for one query of one
 // head per KV head, and never the tensor cores when
-// POSENC_ATTN_MMA is 0; with tiles of 128 rows (POSENC_ATTN_MMA_WARPS 8)
-// as by default.
+// POSENC_ATTN_MMA is 0, nor for a q that is not 16-byte aligned; with
+// tiles of 128 rows (POSENC_ATTN_MMA_WARPS 8) as by default.
 func TestAttentionMMAChosen(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
@@ -154,6 +154,12 @@ func TestAttentionMMAChosen(t *testing.T) {
 			k.AttentionPaged(make([]float32, lq*row), data(lq*row), data(lk*row), data(lk*row), nil,
 				pos(lq), []int32{0, lq}, slots, kv, []int32{0, lk}, o)
 			used("paged prefill", tc.prefill)
+			// q one element off 16 bytes, k and v aligned: the tensor-core
+			// kernel, which copies q in 128-bit pieces, is not run.
+			l.MisalignArrays = 1 << 1
+			k.Attention(make([]float32, lq*row), data(lq*row), data(lk*row), data(lk*row), nil, pos(lq), kv, o)
+			used("prefill, q misaligned", false)
+			l.MisalignArrays = 0
 		})
 	}
 }

@@ -994,6 +994,10 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	attn_term_load(t, a, dst, src, pos, tok, u, true);
 }
 
+// kAttnQCopy: a query row loads as stored (attn_term_load_q copies it), so
+// the tensor-core kernel may copy it whole.
+constexpr bool kAttnQCopy = true;
+
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int h, long long qp, long long kp, long long shift,
                                                 const attn_term_args &) {
 	const long long d = qp - kp < 0 ? kp - qp : qp - kp;

@@ -1227,6 +1227,10 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	attn_term_load(t, a, dst, src, pos, tok, u, true);
 }
 
+// kAttnQCopy: a query row loads as stored (attn_term_load_q copies it), so
+// the tensor-core kernel may copy it whole.
+constexpr bool kAttnQCopy = true;
+
 // attn_bucket_index is bucket_index(qp − kp) for int32 positions, in
 // 32-bit arithmetic: |qp − kp| < 2^32 is their difference modulo 2^32
 // taken in the right order, clamped to kSpan, then placed on its side of

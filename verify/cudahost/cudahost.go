@@ -184,6 +184,9 @@ type Lib struct {
 	// Misalign shifts every tensor by one element from its aligned
 	// allocation, which makes the launchers take their scalar paths.
 	Misalign bool
+	// MisalignArrays shifts float array i of each request (bit i; an
+	// attention call's arrays are out, q, k, v, …) alone by one element.
+	MisalignArrays uint8
 }
 
 // Build compiles the generated .cu at cuPath (with its .cuh beside it) for
@@ -337,6 +340,7 @@ func (l *Lib) request(op int32, ints []int64, f float32, reps, copyBytes int64, 
 	if l.Misalign {
 		I[7] = 1
 	}
+	I[7] |= int64(l.MisalignArrays) << 1
 	w := l.in
 	le := binary.LittleEndian
 	var b [8]byte

@@ -1047,6 +1047,10 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &t, const at
 	attn_rope_row(t, dst, src, attn_rope_key_ids(a), pos, tok, u, rotate);
 }
 
+// kAttnQCopy: whether a query row loads as stored (the tensor-core kernel
+// may then copy it whole): not here, q is always rotated.
+constexpr bool kAttnQCopy = false;
+
 // attn_term_load_q loads unit u of query tok at pos, always rotated.
 __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
                                                  long long pos, long long tok, int, int, int u) {

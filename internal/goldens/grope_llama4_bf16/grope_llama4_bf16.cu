@@ -1137,6 +1137,10 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &t, const at
 	attn_rope_row(t, dst, src, attn_rope_key_ids(a), pos, tok, u, rotate);
 }
 
+// kAttnQCopy: whether a query row loads as stored (the tensor-core kernel
+// may then copy it whole): not here, q is always rotated.
+constexpr bool kAttnQCopy = false;
+
 // attn_term_load_q loads unit u of query tok at pos, always rotated.
 __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
                                                  long long pos, long long tok, int, int, int u) {
@@ -2478,8 +2482,20 @@ posenc_grope_llama4_bf16_attention_mma_kernel(store_t *__restrict__ out, const s
 		attn_term_item(s_term, targs, g * grp, grp); // the item's heads
 		__syncthreads();
 		// q through the term's hook, kMmaStageRows rows a pass, to bf16
-		// (values of bf16 already: the storage, or rope's rounded rotation).
-		for (int r0s = 0; r0s < kMmaRows; r0s += kMmaStageRows) {
+		// (values of bf16 already: the storage, or rope's rounded rotation);
+		// where the hook copies (kAttnQCopy), the rows' 128-bit pieces
+		// straight to s_q in one pass (q is 16-byte aligned: the launcher),
+		// the same bits.
+		constexpr bool q_copy = kAttnQCopy;
+		if (q_copy) {
+			for (int e = tid; e < kMmaRows * (kAttnDim / 8); e += kMmaThreads) {
+				const int r = e / (kAttnDim / 8), p = e % (kAttnDim / 8);
+				const uint4 zero = {0u, 0u, 0u, 0u};
+				*reinterpret_cast<uint4 *>(s_q + r * kMmaStride + 8 * p) = r < nrows ? mma_ld128(q + s_orow[r] * kAttnDim + 8 * p) : zero;
+			}
+			__syncthreads();
+		}
+		for (int r0s = 0; !q_copy && r0s < kMmaRows; r0s += kMmaStageRows) {
 			for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
 				const int r = r0s + e / kAttnTermUnits;
 				if (r < nrows)
@@ -3041,12 +3057,12 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		min_chunk = kDecMinChunk;
 	}
 	// The others run the tensor-core kernel (tiles of kMmaRows rows) where
-	// the device can and k and v are 16-byte aligned, and so do decode
+	// the device can and q, k and v are 16-byte aligned, and so do decode
 	// calls of at least kDecMmaRows rows per KV head and sequence (a GQA
 	// group's rows, whose q·k and p·v the decode kernel forms by FMA), with
 	// the decode kernel's split target and chunk.
 	const bool dec_mma = dec && kDecMmaRows > 0 && seq_rows >= kDecMmaRows;
-	const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA && aligned16(k) && aligned16(v) && attn_mma_ok<attn_form(ROTATE_K, PAGED)>();
+	const bool mma = (!dec || dec_mma) && POSENC_ATTN_MMA && aligned16(q) && aligned16(k) && aligned16(v) && attn_mma_ok<attn_form(ROTATE_K, PAGED)>();
 	const auto mma_kernel = &posenc_grope_llama4_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>;
 	if (mma)
 		tile = kMmaRows;
