@@ -1067,6 +1067,16 @@ struct AttnKeyRow {
 	long long pos, tok;
 };
 
+// AttnPiece is a 128-bit piece's place among a rope term's pairs, for the
+// decode kernel's lane turn (attn_term_piece): its dims' first pair (−1:
+// copied dims), the piece holding their partners, and whether its dims
+// are their pairs' first (x0; a piece of the interleaved layout holds
+// both).
+struct AttnPiece {
+	int pair, partner;
+	bool first;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, whose differences are 64-bit): for int32
 // positions, as every caller's are, in 32-bit arithmetic, since qp − kp ≥ 0
@@ -1211,10 +1221,6 @@ __device__ __forceinline__ void attn_term_steps(float *, const attn_term_smem &,
 template <class Key>
 __device__ __forceinline__ void attn_term_load_run(const attn_term_smem &, const attn_term_args &, const float *, float *, int, int, Key) {}
 constexpr bool kAttnLaneTurn = false, kAttnPiecePartner = false;
-struct AttnPiece {
-	int pair, partner;
-	bool first;
-};
 __device__ __forceinline__ AttnPiece attn_term_piece(int p) { return AttnPiece{-1, p, false}; }
 template <class T>
 __device__ __forceinline__ void attn_term_base(float *, const T &, long long, int) {}

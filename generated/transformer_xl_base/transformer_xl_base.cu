@@ -510,6 +510,16 @@ struct AttnKeyRow {
 	long long pos, tok;
 };
 
+// AttnPiece is a 128-bit piece's place among a rope term's pairs, for the
+// decode kernel's lane turn (attn_term_piece): its dims' first pair (−1:
+// copied dims), the piece holding their partners, and whether its dims
+// are their pairs' first (x0; a piece of the interleaved layout holds
+// both).
+struct AttnPiece {
+	int pair, partner;
+	bool first;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, whose differences are 64-bit): for int32
 // positions, as every caller's are, in 32-bit arithmetic, since qp − kp ≥ 0

@@ -148,7 +148,7 @@ var checks = map[string]Check{
 // every backend, and f16/bf16 CUDA storage.
 var mutations = []Mutation{
 	// bench -gpu's lock (POSENC_GPU_LOCK): taken, and exclusive.
-	{"bench -gpu: timed without taking POSENC_GPU_LOCK", "cmd/posenc/bench.go", "",
+	{"bench -gpu: timed without taking POSENC_GPU_LOCK", "cmd/posenc/bench_gpu.go", "",
 		"release, err := gpuLock(p)", "release, err := func() (func(), error) { return func() {}, nil }()", "bench gpu emulated", 0},
 	{"bench -gpu: the GPU lock shared, not exclusive", "cmd/posenc/gpulock_unix.go", "",
 		"how := syscall.LOCK_EX", "how := syscall.LOCK_SH", "gpu lock", 0},

@@ -78,8 +78,10 @@ var cudaAttentionMutations = []Mutation{
 		"return AttnPiece{p * kVec, p + kPairs / kVec, true};", "return AttnPiece{p * kVec, p + kPairs / kVec - 1, true};", "verify cuda llama2_7b", 0},
 	{"cuda attn decode lane turn: an interleaved dim's partner itself", "templates/attention_terms.cu.tmpl", "",
 		"attn_rope_turn_dim(x[e], x[e ^ 1], cs[2 * j]", "attn_rope_turn_dim(x[e], x[e], cs[2 * j]", "verify cuda rope_il_bf16", 0},
-	{"cuda attn decode lane turn: a far key's cosine and sine swapped", "templates/attention_terms.cu.tmpl", "",
-		"sincos_angle((double)p * t.w[pair + j], &a.cs[2 * j + 1], &a.cs[2 * j]);", "sincos_angle((double)p * t.w[pair + j], &a.cs[2 * j], &a.cs[2 * j + 1]);", "verify cuda llama2_7b", 0},
+	{"cuda attn decode lane turn: a far key's angles taken one position on", "templates/attention_terms.cu.tmpl", "",
+		"attn_rope_cs(a.cs + 2 * j, t, (double)p, pair + j);", "attn_rope_cs(a.cs + 2 * j, t, (double)(p + 1), pair + j);", "verify cuda llama2_7b", 0},
+	{"cuda attn rope: the angle tables' cosine and sine swapped", "templates/attention_terms.cu.tmpl", "",
+		"	cs[0] = c;\n	cs[1] = s;", "	cs[0] = s;\n	cs[1] = c;", "verify cuda llama2_7b", 0},
 	{"cuda attn decode M-RoPE: a key's angle added from the run's base by its entry, not its id", "templates/attention_terms.cu.tmpl", "",
 		"const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = p - p0;", "const long long p = attn_rope_pos(t, ids, r.pos, r.tok, u), d = based ? c : 0;", "verify cuda qwen25_vl_7b", 0},
 	// The paged CUDA attention: keys through slots, sequence bounds.
@@ -201,8 +203,8 @@ var cudaAttentionMutations = []Mutation{
 		"+ 16 * (kMmaKSteps - 1));", "+ 16 * (kMmaKSteps - 2));", "cuda attention mma", 0},
 	{"cuda attn mma: the keys some row sees (and those whose v is not finite) taken from the first warp's", "templates/attention_mma.cu.tmpl", "",
 		"keys |= ww[x];", "keys |= ww[0];", "cuda attention mma", 0},
-	{"cuda attn mma: the keys whose v is not finite from each warp's first lane alone", "templates/attention_mma.cu.tmpl", "",
-		"wbad = mma_warp_or(wbad);", "(void)0;", "cuda attention mma", 0},
+	{"cuda attn mma: the warps' words (keys seen, v not finite) from each warp's first lane alone", "templates/attention_mma.cu.tmpl", "",
+		"	bits = mma_warp_or(bits);\n", "", "cuda attention mma", 0},
 	{"cuda attn mma: the keys read ahead are the staged tile's, not the next one's", "templates/attention_mma.cu.tmpl", "",
 		"pnext = mma_pos_load<PAGED>(j - 2 * kMmaKeys, j1, kpos, slots);", "pnext = mma_pos_load<PAGED>(j - kMmaKeys, j1, kpos, slots);", "cuda attention mma", 0},
 	// The decode split's fit to the device's waves (attn_wave_fit).

@@ -811,6 +811,16 @@ struct AttnKeyRow {
 	long long pos, tok;
 };
 
+// AttnPiece is a 128-bit piece's place among a rope term's pairs, for the
+// decode kernel's lane turn (attn_term_piece): its dims' first pair (−1:
+// copied dims), the piece holding their partners, and whether its dims
+// are their pairs' first (x0; a piece of the interleaved layout holds
+// both).
+struct AttnPiece {
+	int pair, partner;
+	bool first;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, whose differences are 64-bit): for int32
 // positions, as every caller's are, in 32-bit arithmetic, since qp − kp ≥ 0
@@ -1003,6 +1013,16 @@ __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *ds
 // angle addition (attn_term_load_run): the pairs.
 constexpr int kAttnStepUnits = kPairs;
 
+// attn_rope_cs writes (cos, sin)(p·ω_i) to cs[0], cs[1] (sincos_angle of
+// the float64 angle): an entry of the angle tables (attn_term_steps,
+// attn_term_base, attn_rope_piece_angles), cosine first.
+__device__ __forceinline__ void attn_rope_cs(float *cs, const attn_term_smem &t, double p, int i) {
+	float s, c;
+	sincos_angle(p * t.w[i], &s, &c);
+	cs[0] = c;
+	cs[1] = s;
+}
+
 // attn_term_steps writes the angle steps of attn_term_load_run for runs of
 // n keys, steps[2·((d − 1)·kPairs + i) + {0, 1}] = (cos, sin)(d·ω_i) for d
 // in [1, n) (sincos_angle of the float64 angle; t must be initialized, and
@@ -1010,10 +1030,7 @@ constexpr int kAttnStepUnits = kPairs;
 __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_smem &t, int n) {
 	for (int e = threadIdx.x; e < (n - 1) * kPairs; e += blockDim.x) {
 		const int d = e / kPairs + 1, i = e - (d - 1) * kPairs;
-		float s, c;
-		sincos_angle((double)d * t.w[i], &s, &c);
-		steps[2 * e] = c;
-		steps[2 * e + 1] = s;
+		attn_rope_cs(steps + 2 * e, t, (double)d, i);
 	}
 }
 
@@ -1079,14 +1096,6 @@ constexpr bool kAttnLaneTurn = false;
 constexpr int kAttnPiecePairs = kVec;
 constexpr bool kAttnPiecePartner = true;
 
-// AttnPiece is a piece's place among the pairs: its dims' first pair (−1:
-// copied dims), the piece holding their partners, and whether its dims
-// are their pairs' first (x0).
-struct AttnPiece {
-	int pair, partner;
-	bool first;
-};
-
 // attn_term_piece places piece p (where kAttnLaneTurn).
 __device__ __forceinline__ AttnPiece attn_term_piece(int p) {
 	if (p * kVec < kPairs)
@@ -1101,12 +1110,8 @@ __device__ __forceinline__ AttnPiece attn_term_piece(int p) {
 // the 32 lanes of a warp (lane); the caller's __syncwarp orders these
 // stores before their reads.
 __device__ __forceinline__ void attn_term_base(float *base, const attn_term_smem &t, long long p, int lane) {
-	for (int i = lane; i < kPairs; i += 32) {
-		float s, c;
-		sincos_angle((double)p * t.w[i], &s, &c);
-		base[2 * i] = c;
-		base[2 * i + 1] = s;
-	}
+	for (int i = lane; i < kPairs; i += 32)
+		attn_rope_cs(base + 2 * i, t, (double)p, i);
 }
 
 // AttnF4 is four floats of a (cos, sin) table, read 16 bytes at a time.
@@ -1128,7 +1133,7 @@ __device__ __attribute__((noinline)) AttnPieceAngles attn_rope_piece_angles(cons
 	AttnPieceAngles a;
 #pragma unroll
 	for (int j = 0; j < kAttnPiecePairs; ++j)
-		sincos_angle((double)p * t.w[pair + j], &a.cs[2 * j + 1], &a.cs[2 * j]);
+		attn_rope_cs(a.cs + 2 * j, t, (double)p, pair + j);
 	return a;
 }
 
@@ -2078,6 +2083,7 @@ __device__ __forceinline__ MmaBits mma_bit(int c) { return (MmaBits)1 << c; }
 // bf16 elements per shared-memory row: 8 more than a row, so that the
 // lanes' 32-bit fragment loads (rows l/4, columns 2·(l%4)) hit 32 banks.
 constexpr int kMmaStride = kAttnDim + 8;
+constexpr int kMmaPieces = kAttnDim / 8; // 128-bit pieces of a row (q, k, v)
 constexpr int kMmaKSteps = kAttnDim / 16; // q·k: 16 dims a step
 constexpr int kMmaDimTiles = kAttnDim / 8; // p·v: 8 dims a tile
 constexpr int kMmaKeyTiles = kMmaKeys / 8; // q·k: 8 keys a tile
@@ -2257,6 +2263,15 @@ __device__ __forceinline__ unsigned long long mma_warp_or(unsigned long long v) 
 	return (unsigned long long)mma_warp_or((unsigned int)(v >> 32)) << 32 | mma_warp_or((unsigned int)v);
 }
 
+// mma_publish ors bits over the warp (every lane of it calls it) and lane
+// 0 writes the warp's word ww[warp], which mma_seen reads after the next
+// barrier.
+__device__ __forceinline__ void mma_publish(MmaBits *ww, MmaBits bits) {
+	bits = mma_warp_or(bits);
+	if ((threadIdx.x & 31) == 0)
+		ww[threadIdx.x >> 5] = bits;
+}
+
 #ifndef POSENC_ATTN_MMA_TWO_PART_KEYS
 // p·v takes p in two bf16 parts, not three, in a sequence of at least this
 // many keys (n, the keys of the call or of the sequence, as the bound
@@ -2392,9 +2407,7 @@ __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)
 				for (int e = 0; e < 2; ++e)
 					tb[x] |= attn_masked(qp[x], pc[t][e], causal, window) ? 0 : mma_bit(8 * t + 2 * tig + e);
 	}
-	const MmaBits wbits = mma_warp_or(tb[0] | tb[1]);
-	if (lane == 0)
-		anyw[tid >> 5] = wbits;
+	mma_publish(anyw, tb[0] | tb[1]);
 }
 
 // mma_seen is the or of the warps' words ww, read after the barrier that
@@ -2529,16 +2542,15 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 		// where the hook copies (kAttnQCopy), the rows' 128-bit pieces
 		// straight to s_q in one pass (q is 16-byte aligned: the launcher),
 		// the same bits.
-		constexpr bool q_copy = kAttnQCopy;
-		if (q_copy) {
-			for (int e = tid; e < kMmaRows * (kAttnDim / 8); e += kMmaThreads) {
-				const int r = e / (kAttnDim / 8), p = e % (kAttnDim / 8);
+		if (kAttnQCopy) {
+			for (int e = tid; e < kMmaRows * kMmaPieces; e += kMmaThreads) {
+				const int r = e / kMmaPieces, p = e % kMmaPieces;
 				const uint4 zero = {0u, 0u, 0u, 0u};
 				*reinterpret_cast<uint4 *>(s_q + r * kMmaStride + 8 * p) = r < nrows ? mma_ld128(q + s_orow[r] * kAttnDim + 8 * p) : zero;
 			}
 			__syncthreads();
 		}
-		for (int r0s = 0; !q_copy && r0s < kMmaRows; r0s += kMmaStageRows) {
+		for (int r0s = 0; !kAttnQCopy && r0s < kMmaRows; r0s += kMmaStageRows) {
 			for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
 				const int r = r0s + e / kAttnTermUnits;
 				if (r < nrows)
@@ -2587,15 +2599,14 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 		// early, and the tiles after rarely move it (the rescale below is
 		// skipped where no row of the lane moved).
 		const long long ntiles = j1 > j0 ? (j1 - j0 + kMmaKeys - 1) / kMmaKeys : 0;
-		constexpr int kPieces = kAttnDim / 8; // 128-bit pieces of a row
 		// fetch brings v of the tile staged in set sb, and k where no term
 		// rotates it (ROTATE_K: the term's hook stages it), to buffer sb in
 		// 128-bit pieces, zeros for a key no row sees (in keys): with
 		// kMmaAsync as cp.async copies (the caller commits them as one
 		// group), else as loads and stores.
 		auto fetch = [&](int sb, MmaBits keys) {
-			for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
-				const int c = e / kPieces, p = e % kPieces;
+			for (int e = tid; e < kMmaKeys * kMmaPieces; e += kMmaThreads) {
+				const int c = e / kMmaPieces, p = e % kMmaPieces;
 				const bool on = (keys >> c) & 1u;
 				const long long off = on ? (s_kr[sb][c] * kvheads + g) * kAttnDim + 8 * p : 0;
 				unsigned short *const kd = mma_kbuf(sb) + c * kMmaStride + 8 * p, *const vd = mma_vbuf(sb) + c * kMmaStride + 8 * p;
@@ -2687,14 +2698,12 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 				// The keys whose v holds a NaN or an infinity, or'd over each
 				// warp (read by step 3, after a barrier).
 				MmaBits wbad = 0;
-				for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
-					const int c = e / kPieces, p = e % kPieces;
+				for (int e = tid; e < kMmaKeys * kMmaPieces; e += kMmaThreads) {
+					const int c = e / kMmaPieces, p = e % kMmaPieces;
 					if (mma_any_nonfinite(*reinterpret_cast<const uint4 *>(vb + c * kMmaStride + 8 * p)))
 						wbad |= mma_bit(c);
 				}
-				wbad = mma_warp_or(wbad);
-				if (lane == 0)
-					s_badw[w] = wbad;
+				mma_publish(s_badw, wbad);
 				// 1. S = q·kᵀ over the tile's keys.
 				float sc[kMmaKeyTiles][4];
 #pragma unroll

@@ -697,6 +697,16 @@ struct AttnKeyRow {
 	long long pos, tok;
 };
 
+// AttnPiece is a 128-bit piece's place among a rope term's pairs, for the
+// decode kernel's lane turn (attn_term_piece): its dims' first pair (−1:
+// copied dims), the piece holding their partners, and whether its dims
+// are their pairs' first (x0; a piece of the interleaved layout holds
+// both).
+struct AttnPiece {
+	int pair, partner;
+	bool first;
+};
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, whose differences are 64-bit): for int32
 // positions, as every caller's are, in 32-bit arithmetic, since qp − kp ≥ 0
@@ -880,6 +890,16 @@ __device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *ds
 // angle addition (attn_term_load_run): the pairs.
 constexpr int kAttnStepUnits = kPairs;
 
+// attn_rope_cs writes (cos, sin)(p·ω_i) to cs[0], cs[1] (sincos_angle of
+// the float64 angle): an entry of the angle tables (attn_term_steps,
+// attn_term_base, attn_rope_piece_angles), cosine first.
+__device__ __forceinline__ void attn_rope_cs(float *cs, const attn_term_smem &t, double p, int i) {
+	float s, c;
+	sincos_angle(p * t.w[i], &s, &c);
+	cs[0] = c;
+	cs[1] = s;
+}
+
 // attn_term_steps writes the angle steps of attn_term_load_run for runs of
 // n keys, steps[2·((d − 1)·kPairs + i) + {0, 1}] = (cos, sin)(d·ω_i) for d
 // in [1, n) (sincos_angle of the float64 angle; t must be initialized, and
@@ -887,10 +907,7 @@ constexpr int kAttnStepUnits = kPairs;
 __device__ __forceinline__ void attn_term_steps(float *steps, const attn_term_smem &t, int n) {
 	for (int e = threadIdx.x; e < (n - 1) * kPairs; e += blockDim.x) {
 		const int d = e / kPairs + 1, i = e - (d - 1) * kPairs;
-		float s, c;
-		sincos_angle((double)d * t.w[i], &s, &c);
-		steps[2 * e] = c;
-		steps[2 * e + 1] = s;
+		attn_rope_cs(steps + 2 * e, t, (double)d, i);
 	}
 }
 
@@ -956,14 +973,6 @@ constexpr bool kAttnLaneTurn = kPairs % kVec == 0;
 constexpr int kAttnPiecePairs = kVec;
 constexpr bool kAttnPiecePartner = true;
 
-// AttnPiece is a piece's place among the pairs: its dims' first pair (−1:
-// copied dims), the piece holding their partners, and whether its dims
-// are their pairs' first (x0).
-struct AttnPiece {
-	int pair, partner;
-	bool first;
-};
-
 // attn_term_piece places piece p (where kAttnLaneTurn).
 __device__ __forceinline__ AttnPiece attn_term_piece(int p) {
 	if (p * kVec < kPairs)
@@ -978,12 +987,8 @@ __device__ __forceinline__ AttnPiece attn_term_piece(int p) {
 // the 32 lanes of a warp (lane); the caller's __syncwarp orders these
 // stores before their reads.
 __device__ __forceinline__ void attn_term_base(float *base, const attn_term_smem &t, long long p, int lane) {
-	for (int i = lane; i < kPairs; i += 32) {
-		float s, c;
-		sincos_angle((double)p * t.w[i], &s, &c);
-		base[2 * i] = c;
-		base[2 * i + 1] = s;
-	}
+	for (int i = lane; i < kPairs; i += 32)
+		attn_rope_cs(base + 2 * i, t, (double)p, i);
 }
 
 // AttnF4 is four floats of a (cos, sin) table, read 16 bytes at a time.
@@ -1005,7 +1010,7 @@ __device__ __attribute__((noinline)) AttnPieceAngles attn_rope_piece_angles(cons
 	AttnPieceAngles a;
 #pragma unroll
 	for (int j = 0; j < kAttnPiecePairs; ++j)
-		sincos_angle((double)p * t.w[pair + j], &a.cs[2 * j + 1], &a.cs[2 * j]);
+		attn_rope_cs(a.cs + 2 * j, t, (double)p, pair + j);
 	return a;
 }
 
