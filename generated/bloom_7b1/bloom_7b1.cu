@@ -1004,10 +1004,17 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 // the tensor-core kernel may copy it whole.
 constexpr bool kAttnQCopy = true;
 
+// attn_term_bias is −slope_h·(|qp − kp| − shift) for int32 positions, in
+// 32-bit arithmetic: |qp − kp| < 2^32 is their difference modulo 2^32
+// taken in the right order (as attn_bucket_index's), and for an unmasked
+// key of the split shift ≤ |qp − kp| (attn_nearest_rows' minimum), so the
+// unsigned difference is exact; a masked key's bias, which no score keeps,
+// may wrap. No 64-bit subtraction, absolute value or conversion per score.
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int h, long long qp, long long kp, long long shift,
                                                 const attn_term_args &) {
-	const long long d = qp - kp < 0 ? kp - qp : qp - kp;
-	return -slopes[h] * (float)(d - shift);
+	const int a = (int)qp, b = (int)kp;
+	const unsigned int d = a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+	return -slopes[h] * (float)(d - (unsigned int)shift);
 }
 
 __device__ __forceinline__ double attn_term_slope(int h) { return (double)slopes[h]; }
@@ -1716,9 +1723,12 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 #pragma unroll
 						for (int o = kDecLanes / 2; o > 0; o >>= 1)
 							dot += __shfl_xor_sync(0xffffffffu, dot, o);
-						if ((bits[u] >> r) & 1u)
-							sc[u][r] = attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale,
-							                           dot);
+						// Formed for every key (a masked key's, padding's included,
+						// is a finite bias the terms read in bounds), kept where
+						// unmasked: no branch per key.
+						const float y =
+						    attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale, dot);
+						sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
 					}
 				}
 				// The online softmax of each row over the warp's keys: the step's
@@ -1743,7 +1753,7 @@ posenc_bloom_7b1_attention_decode_kernel(store_t *__restrict__ out, const store_
 					float sum = 0.0f, p[kDecUnroll];
 #pragma unroll
 					for (int u = 0; u < kDecUnroll; ++u) {
-						p[u] = (bits[u] >> r) & 1u ? attn_exp(sc[u][r] - mn) : 0.0f;
+						p[u] = attn_exp((bits[u] >> r) & 1u ? sc[u][r] - mn : kNegInf); // e^−∞ = 0
 						sum += p[u];
 					}
 					l[r] = l[r] * alpha + sum;

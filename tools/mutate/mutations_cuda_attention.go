@@ -12,7 +12,9 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn: acc not rescaled by the new maximum", "templates/attention.cu.tmpl", "",
 		"float a = acc[c] * s_alpha[r];", "float a = acc[c];", "verify cuda llama2_7b", 0},
 	{"cuda attn: alibi slope sign", "templates/attention_terms.cu.tmpl", "",
-		"return -slopes[h] * (float)(d - shift);", "return slopes[h] * (float)(d - shift);", "verify cuda bloom_7b1", 0},
+		"return -slopes[h] * (float)(d - (unsigned int)shift);", "return slopes[h] * (float)(d - (unsigned int)shift);", "verify cuda bloom_7b1", 0},
+	{"cuda attn: alibi distance in the wrong order for a key after its query (wraps modulo 2^32)", "templates/attention_terms.cu.tmpl", "",
+		"? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;\n\treturn -slopes[h]", "? (unsigned int)a - (unsigned int)b : (unsigned int)a - (unsigned int)b;\n\treturn -slopes[h]", "verify cuda bloom_7b1", 0},
 	{"cuda attn: alibi split shift left out of the combine", "templates/attention_launch.cu.tmpl", "",
 		"(double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M)", "(double)ml[2 * s] - M)", "verify cuda bloom_7b1", 0},
 	{"cuda attn: causal mask hides the query's own position", "templates/attention.cu.tmpl", "",
@@ -20,6 +22,10 @@ var cudaAttentionMutations = []Mutation{
 	// The CUDA attention form's decode kernel (templates/attention_decode.cu.tmpl).
 	{"cuda attn decode: a key's dot product summed over half its lanes", "templates/attention_decode.cu.tmpl", "",
 		"for (int o = kDecLanes / 2; o > 0; o >>= 1)", "for (int o = kDecLanes / 4; o > 0; o >>= 1)", "verify cuda llama2_7b", 0},
+	{"cuda attn decode: p of a masked key from its −∞ score (NaN in a row with no max yet)", "templates/attention_decode.cu.tmpl", "",
+		"p[u] = attn_exp((bits[u] >> r) & 1u ? sc[u][r] - mn : kNegInf);", "p[u] = attn_exp(sc[u][r] - mn);", "verify cuda bloom_7b1", 0},
+	{"cuda attn decode: a masked key's score kept", "templates/attention_decode.cu.tmpl", "",
+		"sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;", "sc[u][r] = y;", "verify cuda bloom_7b1", 0},
 	{"cuda attn decode: warps merged without their maxima's weights", "templates/attention_decode.cu.tmpl", "",
 		"const float f = s_wm[ww][r] == M ? 1.0f : attn_exp(s_wm[ww][r] - M);", "const float f = 1.0f;", "verify cuda bloom_7b1", 0},
 	{"cuda attn decode: acc not rescaled by the new maximum", "templates/attention_decode.cu.tmpl", "",
@@ -142,6 +148,8 @@ var cudaAttentionMutations = []Mutation{
 		"d = d < 0 ? 0 : d > a.n_rel - 1 ? a.n_rel - 1 : d;", "d = d < 0 ? 0 : d;", "verify cuda transformer_xl_base", 0},
 	// The tensor-core kernel (templates/attention_mma.cu.tmpl), every call
 	// of the bf16 ALiBi spec on it.
+	{"cuda attn mma: p of a masked key from its −∞ score (NaN in a row with no max yet)", "templates/attention_mma.cu.tmpl", "",
+		"attn_exp((bits[x] >> c) & 1u ? sc[t][2 * x + e] - mn : kNegInf)", "attn_exp(sc[t][2 * x + e] - mn)", "cuda attention mma", 0},
 	{"cuda attn mma: the online rescale dropped", "templates/attention_mma.cu.tmpl", "",
 		"alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);", "alpha[x] = 1.0f;", "cuda attention mma", 0},
 	{"cuda attn mma: p's parts not remainders (p counted three times)", "templates/attention_mma.cu.tmpl", "",

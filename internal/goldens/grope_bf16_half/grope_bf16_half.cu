@@ -1789,9 +1789,12 @@ posenc_grope_bf16_half_attention_decode_kernel(store_t *__restrict__ out, const 
 #pragma unroll
 						for (int o = kDecLanes / 2; o > 0; o >>= 1)
 							dot += __shfl_xor_sync(0xffffffffu, dot, o);
-						if ((bits[u] >> r) & 1u)
-							sc[u][r] = attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale,
-							                           dot);
+						// Formed for every key (a masked key's, padding's included,
+						// is a finite bias the terms read in bounds), kept where
+						// unmasked: no branch per key.
+						const float y =
+						    attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale, dot);
+						sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
 					}
 				}
 				// The online softmax of each row over the warp's keys: the step's
@@ -1816,7 +1819,7 @@ posenc_grope_bf16_half_attention_decode_kernel(store_t *__restrict__ out, const 
 					float sum = 0.0f, p[kDecUnroll];
 #pragma unroll
 					for (int u = 0; u < kDecUnroll; ++u) {
-						p[u] = (bits[u] >> r) & 1u ? attn_exp(sc[u][r] - mn) : 0.0f;
+						p[u] = attn_exp((bits[u] >> r) & 1u ? sc[u][r] - mn : kNegInf); // e^−∞ = 0
 						sum += p[u];
 					}
 					l[r] = l[r] * alpha + sum;
@@ -2621,7 +2624,12 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 				}
 				// 2. Scores and the online softmax of the lane's two rows; the
 				// lanes of a row share its max through two shuffles (fmaxf skips
-				// NaN scores; their p = e^NaN still reaches l).
+				// NaN scores; their p = e^NaN still reaches l). Straight-line
+				// code: every key's score is formed (a masked key's, padding's
+				// included, is a finite bias the terms read in bounds) and a
+				// masked one replaced by −∞ (fmaxf(mt, −∞) = mt), and p of a
+				// masked key is e^−∞ = 0, so no branch per key keeps the 16
+				// scores' and exponentials' latencies from overlapping.
 				float alpha[2];
 #pragma unroll
 				for (int x = 0; x < 2; ++x) {
@@ -2631,13 +2639,10 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 #pragma unroll
 						for (int e = 0; e < 2; ++e) {
 							const int c = 8 * t + 2 * tig + e;
-							float y = kNegInf;
-							if ((bits[x] >> c) & 1u) {
-								y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], kps[c], shift[x], scale,
-								                    sc[t][2 * x + e]);
-								mt = fmaxf(mt, y);
-							}
-							sc[t][2 * x + e] = y;
+							const float y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], kps[c], shift[x],
+							                                scale, sc[t][2 * x + e]);
+							sc[t][2 * x + e] = (bits[x] >> c) & 1u ? y : kNegInf;
+							mt = fmaxf(mt, sc[t][2 * x + e]);
 						}
 					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
 					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
@@ -2649,7 +2654,7 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 #pragma unroll
 						for (int e = 0; e < 2; ++e) {
 							const int c = 8 * t + 2 * tig + e;
-							const float p = (bits[x] >> c) & 1u ? attn_exp(sc[t][2 * x + e] - mn) : 0.0f;
+							const float p = attn_exp((bits[x] >> c) & 1u ? sc[t][2 * x + e] - mn : kNegInf);
 							sc[t][2 * x + e] = p;
 							sum += p;
 						}

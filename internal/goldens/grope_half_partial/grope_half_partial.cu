@@ -1760,9 +1760,12 @@ posenc_grope_half_partial_attention_decode_kernel(store_t *__restrict__ out, con
 #pragma unroll
 						for (int o = kDecLanes / 2; o > 0; o >>= 1)
 							dot += __shfl_xor_sync(0xffffffffu, dot, o);
-						if ((bits[u] >> r) & 1u)
-							sc[u][r] = attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale,
-							                           dot);
+						// Formed for every key (a masked key's, padding's included,
+						// is a finite bias the terms read in bounds), kept where
+						// unmasked: no branch per key.
+						const float y =
+						    attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale, dot);
+						sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
 					}
 				}
 				// The online softmax of each row over the warp's keys: the step's
@@ -1787,7 +1790,7 @@ posenc_grope_half_partial_attention_decode_kernel(store_t *__restrict__ out, con
 					float sum = 0.0f, p[kDecUnroll];
 #pragma unroll
 					for (int u = 0; u < kDecUnroll; ++u) {
-						p[u] = (bits[u] >> r) & 1u ? attn_exp(sc[u][r] - mn) : 0.0f;
+						p[u] = attn_exp((bits[u] >> r) & 1u ? sc[u][r] - mn : kNegInf); // e^−∞ = 0
 						sum += p[u];
 					}
 					l[r] = l[r] * alpha + sum;
