@@ -111,6 +111,44 @@ func TestAttentionPTX(t *testing.T) {
 	}
 }
 
+// TestAttentionMMAMinBlocksPTX checks that POSENC_ATTN_MMA_MIN_BLOCKS
+// reaches the tensor-core kernel's __launch_bounds__ (PTX .minnctapersm,
+// which caps ptxas's registers a thread) and that the default asks one
+// block.
+func TestAttentionMMAMinBlocksPTX(t *testing.T) {
+	if _, ok := cuda.Clang(); !ok {
+		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
+			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
+		}
+		t.Skip("clang not found")
+	}
+	c := derive(t, mmaSpecs[0])
+	dir := write(t, c)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{nil, ".minnctapersm 1"}, {[]string{"-DPOSENC_ATTN_MMA_MIN_BLOCKS=3"}, ".minnctapersm 3"}} {
+		ptx, err := cuda.CompilePTXWith(dir, c.Input().Name+".cu", tc.flags...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The tensor-core kernels' entries (one a form), each up to its body.
+		n := 0
+		for _, e := range strings.Split(ptx, ".entry ")[1:] {
+			if !strings.Contains(e[:strings.Index(e, "(")], "_attention_mma_kernel") {
+				continue
+			}
+			n++
+			if head := e[:strings.Index(e, "{")]; !strings.Contains(head, tc.want) {
+				t.Errorf("%v: the tensor-core kernel's entry lacks %s:\n%s", tc.flags, tc.want, head)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%v: no tensor-core kernel in the PTX", tc.flags)
+		}
+	}
+}
+
 // TestAttentionHostEmulation runs the attention specs' attention kernels
 // on the CPU through verify.RunAttention (Lib.Verify adds it to the bias
 // harness; TestHostEmulation runs that for the rope specs).

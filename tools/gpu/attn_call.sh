@@ -28,13 +28,15 @@
 #   4. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP (each a build of about a minute, then some 20 s of
 #      timing). By default
-#      SWEEP="-DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0
-#      -DPOSENC_ATTN_MMA_KEYS=64
+#      SWEEP="-DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_MMA_MIN_BLOCKS=3
+#      -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64
 #      -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8
 #      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0" (an
 #      entry's flags joined by commas): the default build (a macro no
 #      template reads), timed as the others are, beside their builds, which
-#      step 2's rows are not; the decode kernel's rope-inside keys staged through shared memory
+#      step 2's rows are not; the tensor-core kernel held three blocks an
+#      SM (its registers capped near 170 a thread, not 255); the decode
+#      kernel's rope-inside keys staged through shared memory
 #      (not turned in the lanes' registers), the tensor-core kernel's key
 #      tiles of 64 (not 32), and with tiles of 128 rows (8 warps, not 4),
 #      the decode split's count from its target alone
@@ -98,7 +100,7 @@ else
 		} >"$3.txt" &
 	}
 	n=0
-	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
+	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_MMA_MIN_BLOCKS=3 -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
 		n=$((n + 1))
 		attn_build "${fl//,/ }" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
 	done

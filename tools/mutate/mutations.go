@@ -116,6 +116,7 @@ var checks = map[string]Check{
 	"cuda attention mma rope 64 keys":  {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rope_mma$/^mma-64-keys$", "./gen/cuda"}},
 	"cuda attention mma rope":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rope_mma$/^mma$", "./gen/cuda"}},
 	"cuda attention mma t5":            {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rpe_t5_mma$/^mma$", "./gen/cuda"}},
+	"cuda ptx mma min blocks":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMAMinBlocksPTX$", "./gen/cuda"}},
 	"cuda ptx bf16":                    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestZooPTX$/^llama31_8b_bf16$", "./gen/cuda"}},
 	"cuda attention wave fit":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttnWaveFit$", "./gen/cuda"}},
 	"bench gpu emulated":               {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestBenchGPUEmulated$", "./cmd/posenc"}},

@@ -150,6 +150,8 @@ var cudaAttentionMutations = []Mutation{
 	// of the bf16 ALiBi spec on it.
 	{"cuda attn mma: p of a masked key from its −∞ score (NaN in a row with no max yet)", "templates/attention_mma.cu.tmpl", "",
 		"attn_exp((bits[x] >> c) & 1u ? sc[t][2 * x + e] - mn : kNegInf)", "attn_exp(sc[t][2 * x + e] - mn)", "cuda attention mma", 0},
+	{"cuda attn mma: the blocks an SM should hold left out of the kernel's launch bounds", "templates/attention_mma.cu.tmpl", "",
+		"__launch_bounds__(kMmaThreads, POSENC_ATTN_MMA_MIN_BLOCKS)", "__launch_bounds__(kMmaThreads)", "cuda ptx mma min blocks", 0},
 	{"cuda attn mma: the online rescale dropped", "templates/attention_mma.cu.tmpl", "",
 		"alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);", "alpha[x] = 1.0f;", "cuda attention mma", 0},
 	{"cuda attn mma: p's parts not remainders (p counted three times)", "templates/attention_mma.cu.tmpl", "",

@@ -2028,6 +2028,16 @@ constexpr int kMmaDynBytes = 2 * (4 * kMmaTileHalves) + 4 * kMmaF;
 static_assert(kMmaRows <= 2 * kMmaKeys, "the q tile fits k and v buffer 1");
 static_assert(kAttnDim <= 128 && kMmaDynBytes <= (kMmaKeys == 32 ? 42 : kMmaWarps == 4 ? 84 : 100) << 10,
               "attnMMA admitted a spec whose tiles exceed the kernel's shared memory");
+#ifndef POSENC_ATTN_MMA_MIN_BLOCKS
+// The blocks of the tensor-core kernel that its __launch_bounds__ asks an
+// SM to hold at once (the second argument, which caps a thread's registers
+// near 65536 / (kMmaThreads·N)): 1 leaves ptxas free (up to 255 registers,
+// as few as 8 warps an SM); 2 or 3 (-D) trade registers, perhaps spills,
+// for resident warps that hide the mma and exponential latencies. The
+// launcher's grid follows (attn_slots asks the occupancy API).
+#define POSENC_ATTN_MMA_MIN_BLOCKS 1
+#endif
+static_assert(POSENC_ATTN_MMA_MIN_BLOCKS >= 1 && POSENC_ATTN_MMA_MIN_BLOCKS <= 4, "POSENC_ATTN_MMA_MIN_BLOCKS must be 1 to 4");
 #ifndef POSENC_ATTN_MMA
 // The launcher runs the tensor-core kernel for the calls the main kernel
 // would run (not decode) when the device's image of it was built for sm_80
@@ -2373,7 +2383,7 @@ bool attn_mma_ok() {
 // posenc_grope_llama31_bf16_attention_kernel does (same arguments, outputs and
 // workspace), with query tiles of kMmaRows rows (above).
 template <int FORM>
-__global__ void __launch_bounds__(kMmaThreads)
+__global__ void __launch_bounds__(kMmaThreads, POSENC_ATTN_MMA_MIN_BLOCKS)
 posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
                                const store_t *__restrict__ v, const attn_term_args targs, const int *__restrict__ qpos,
                                const int *__restrict__ kpos, const int *__restrict__ q_start, const int *__restrict__ slots,
