@@ -36,7 +36,10 @@ var mmaSpecs = []string{
 // over the 48 KiB a launch gets unasked, which the emulator refuses unless
 // the launcher raised the kernel's limit), on every spec; "mma-8-warps"
 // tiles of 128 rows (POSENC_ATTN_MMA_WARPS 8, with 64 keys: 100 KiB of
-// dynamic shared memory), ALiBi and rope. ALiBi's head dim
+// dynamic shared memory), ALiBi and rope; "mma-2-row-tiles" two m16 tiles
+// of rows a warp (POSENC_ATTN_MMA_ROW_TILES 2: 128-row tiles, q's
+// fragments loaded from its own shared memory, 84 KiB), on every spec,
+// and with 64 keys (134 KiB) on ALiBi. ALiBi's head dim
 // 48 takes q·k's odd last step (two matrices a load), T5's 16 that step
 // alone.
 func TestAttentionMMA(t *testing.T) {
@@ -53,17 +56,19 @@ func TestAttentionMMA(t *testing.T) {
 		{"mma-element-loads", mma + "#define POSENC_ATTN_MMA_LDMATRIX 0\n"},
 		{"mma-two-parts", mma + "#define POSENC_ATTN_MMA_TWO_PART_KEYS 0\n"},
 		{"mma-sync-loads", mma + "#define POSENC_ATTN_MMA_ASYNC 0\n"},
+		{"mma-2-row-tiles-64-keys", mma + "#define POSENC_ATTN_MMA_ROW_TILES 2\n#define POSENC_ATTN_MMA_KEYS 64\n"},
+		{"mma-2-row-tiles", mma + "#define POSENC_ATTN_MMA_ROW_TILES 2\n"},
 		{"mma-64-keys", mma + "#define POSENC_ATTN_MMA_KEYS 64\n"},
 		{"mma-8-warps", mma + "#define POSENC_ATTN_MMA_KEYS 64\n#define POSENC_ATTN_MMA_WARPS 8\n"},
 	}
-	keys64, warps8 := all[len(all)-2], all[len(all)-1]
+	rowTiles, keys64, warps8 := all[len(all)-3], all[len(all)-2], all[len(all)-1]
 	for i, y := range mmaSpecs {
-		ps := []policy{all[0], keys64}
+		ps := []policy{all[0], rowTiles, keys64}
 		switch i {
 		case 0:
 			ps = all
 		case 2:
-			ps = []policy{all[0], all[3], keys64, warps8}
+			ps = []policy{all[0], all[3], rowTiles, keys64, warps8}
 		}
 		for _, p := range ps {
 			c := derive(t, y)
@@ -103,6 +108,8 @@ func TestAttentionMMAChosen(t *testing.T) {
 		// Tiles of 128 rows: 100 KiB of dynamic shared memory, which the
 		// launcher must ask for, or the emulator refuses the launch.
 		{"8-warps", "#define POSENC_ATTN_MMA_KEYS 64\n#define POSENC_ATTN_MMA_WARPS 8\n", true, true},
+		// Two row tiles a warp: 84 KiB, asked for as well.
+		{"2-row-tiles", "#define POSENC_ATTN_MMA_ROW_TILES 2\n", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

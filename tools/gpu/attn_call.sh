@@ -10,7 +10,7 @@
 #      kernels of the bf16 specs below, as built and with
 #      -DPOSENC_ATTN_MMA_KEYS=64 (regs64.txt; ptxas counts static shared
 #      memory only: the tensor-core kernel's tiles are its dynamic 42 or
-#      84 KiB);
+#      84 KiB), and with -DPOSENC_ATTN_MMA_ROW_TILES=2 (regsrt.txt);
 #   2. verify -gpu of six zoo specs and the f16/bf16 copies (the tensor-core
 #      kernel is checked on the device by the bf16 copies' prefill cases),
 #      then bench -gpu -attention of bloom_7b1_bf16 (ALiBi), t5_wide_bf16
@@ -28,13 +28,17 @@
 #   4. bench -gpu -attention of llama31_8b_bf16 and bloom_7b1_bf16 once per
 #      flag of SWEEP (each a build of about a minute, then some 20 s of
 #      timing). By default
-#      SWEEP="-DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_MMA_MIN_BLOCKS=3
+#      SWEEP="-DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_MMA_ROW_TILES=2
+#      -DPOSENC_ATTN_MMA_ROW_TILES=2,-DPOSENC_ATTN_MMA_KEYS=64
+#      -DPOSENC_ATTN_MMA_MIN_BLOCKS=3
 #      -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64
 #      -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8
 #      -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0" (an
 #      entry's flags joined by commas): the default build (a macro no
 #      template reads), timed as the others are, beside their builds, which
-#      step 2's rows are not; the tensor-core kernel held three blocks an
+#      step 2's rows are not; the tensor-core kernel with two m16 tiles of
+#      rows a warp (32 rows, 128 a block), with key tiles of 32 and of 64;
+#      the tensor-core kernel held three blocks an
 #      SM (its registers capped near 170 a thread, not 255); the decode
 #      kernel's rope-inside keys staged through shared memory
 #      (not turned in the lanes' registers), the tensor-core kernel's key
@@ -54,7 +58,7 @@
 #      launcher of llama31_8b_bf16 and bloom_7b1_bf16 on small odd shapes
 #      (gpu_check.sh's sanitize stage; the shared-memory races and barriers
 #      host emulation cannot judge): sanitize.txt.
-# Output: $OUT/main.txt, regs.txt, regs64.txt, profile.txt, sweep.txt, nomma.txt, sanitize.txt and
+# Output: $OUT/main.txt, regs.txt, regs64.txt, regsrt.txt, profile.txt, sweep.txt, nomma.txt, sanitize.txt and
 # logs.tgz (every log). TOTAL (default 560) bounds the seconds of steps 2 to 5:
 # about 300 s for steps 3 to 6 after a main step of 250 (under 150 s left,
 # they are skipped; a step whose timing does not get the lock in time is
@@ -68,6 +72,7 @@ export JOBS=${JOBS:-16} BIN=${BIN:-$PWD/.gpu/bin}
 export ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16 llama31_8b_bf16 t5_base_bf16"
 (OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" bash "$HERE/gpu_check.sh" . >"$O/regs.txt" 2>&1) &
 (OUT=/tmp/posenc-gr64 BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_KEYS=64 bash "$HERE/gpu_check.sh" . >"$O/regs64.txt" 2>&1) &
+(OUT=/tmp/posenc-grt BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_ROW_TILES=2 bash "$HERE/gpu_check.sh" . >"$O/regsrt.txt" 2>&1) &
 OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-560} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
 	VERIFY_ZOO="llama31_8b bloom_7b1 t5_base gemma3_4b_global phi35_mini qwen25_vl_7b" \
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
@@ -100,7 +105,7 @@ else
 		} >"$3.txt" &
 	}
 	n=0
-	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_MMA_MIN_BLOCKS=3 -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
+	for fl in ${SWEEP--DPOSENC_SWEEP_BASELINE -DPOSENC_ATTN_MMA_ROW_TILES=2 -DPOSENC_ATTN_MMA_ROW_TILES=2,-DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_MMA_MIN_BLOCKS=3 -DPOSENC_ATTN_DECODE_LANE_TURN=0 -DPOSENC_ATTN_MMA_KEYS=64 -DPOSENC_ATTN_MMA_KEYS=64,-DPOSENC_ATTN_MMA_WARPS=8 -DPOSENC_ATTN_DECODE_WAVE_FIT=0 -DPOSENC_ATTN_TURN_ONCE_BYTES=0}; do
 		n=$((n + 1))
 		attn_build "${fl//,/ }" "llama31_8b_bf16 bloom_7b1_bf16" /tmp/posenc-s$n
 	done
@@ -115,6 +120,6 @@ else
 	cp /tmp/posenc-g2.txt "$O/nomma.txt"
 fi
 wait
-(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gs/logs posenc-gr/logs posenc-gr64/logs posenc-s*/logs 2>/dev/null)
+(cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gs/logs posenc-gr/logs posenc-gr64/logs posenc-grt/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
-cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/profile.txt" "$O/nomma.txt" "$O/sweep.txt" "$O/sanitize.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
+cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/regsrt.txt" "$O/profile.txt" "$O/nomma.txt" "$O/sweep.txt" "$O/sanitize.txt" 2>/dev/null | grep -v '^$' | tail -c 11000

@@ -113,6 +113,7 @@ var checks = map[string]Check{
 	"cuda attention mma two parts":     {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^alibi_mma$/^mma-two-parts$", "./gen/cuda"}},
 	"cuda attention mma 64 keys":       {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^alibi_mma$/^mma-64-keys$", "./gen/cuda"}},
 	"cuda attention mma 8 warps":       {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^alibi_mma$/^mma-8-warps$", "./gen/cuda"}},
+	"cuda attention mma 2 row tiles":   {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^alibi_mma$/^mma-2-row-tiles$", "./gen/cuda"}},
 	"cuda attention mma rope 64 keys":  {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rope_mma$/^mma-64-keys$", "./gen/cuda"}},
 	"cuda attention mma rope":          {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rope_mma$/^mma$", "./gen/cuda"}},
 	"cuda attention mma t5":            {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionMMA$/^rpe_t5_mma$/^mma$", "./gen/cuda"}},

@@ -1973,7 +1973,23 @@ namespace {
 #endif
 constexpr int kMmaWarps = POSENC_ATTN_MMA_WARPS;
 constexpr int kMmaThreads = 32 * kMmaWarps;
-constexpr int kMmaRows = 16 * kMmaWarps;
+#ifndef POSENC_ATTN_MMA_ROW_TILES
+// The tensor-core kernel's m16 tiles of query rows a warp: 1 (16 rows,
+// its q fragments in registers), or 2 (-D; 32 rows, FlashAttention-2's
+// warp at head dim 128): each k and v fragment a warp loads then feeds
+// two mma, the warp has two independent chains of them, and a block of 4
+// warps covers 128 rows between the same barriers. The q tile then stays
+// in shared memory of its own (34 KiB at head dim 128: 84 KiB in all with
+// 32 keys, 134 with 64), its fragments loaded with ldmatrix as q·k needs
+// them, since holding them too would double the registers of q.
+#define POSENC_ATTN_MMA_ROW_TILES 1
+#endif
+constexpr int kMmaRowTiles = POSENC_ATTN_MMA_ROW_TILES;
+constexpr int kMmaLaneRows = 2 * kMmaRowTiles; // a lane's rows: l/4 and l/4 + 8 of each m16 tile
+constexpr int kMmaRows = 16 * kMmaWarps * kMmaRowTiles;
+constexpr bool kMmaQOwn = kMmaRowTiles > 1; // the q tile in shared memory of its own
+static_assert(kMmaRowTiles == 1 || (kMmaRowTiles == 2 && kMmaWarps == 4), "POSENC_ATTN_MMA_ROW_TILES must be 1, or 2 with 4 warps");
+static_assert(kMmaRows <= kMmaThreads, "a thread sets up each row of the tile");
 #ifndef POSENC_ATTN_MMA_KEYS
 // The tensor-core kernel's key tile: 32 keys, or 64 (-D), which doubles
 // each warp's mma work between the tile's barriers (FlashAttention-2's
@@ -2022,12 +2038,16 @@ constexpr int kMmaStageRuns = (kMmaStageRows + kMmaRun - 1) / kMmaRun;
 // most with 32 keys (head dim ≤ 128): with the rows' state and the term's
 // (rope's frequencies of 64 pairs, T5's bias rows) under the 48 KiB every
 // device gives a block; 84 KiB with 64, under the 99 KiB an sm_86 or sm_89
-// gives one that asks (an sm_80 163, an sm_90 227); 100 KiB with 8 warps.
+// gives one that asks (an sm_80 163, an sm_90 227); 100 KiB with 8 warps;
+// with two row tiles a warp, the q tile's own after s_f (84 or 134 KiB).
 constexpr int kMmaTileHalves = kMmaKeys * kMmaStride; // bf16 elements of a tile's k (or v)
-constexpr int kMmaDynBytes = 2 * (4 * kMmaTileHalves) + 4 * kMmaF;
-static_assert(kMmaRows <= 2 * kMmaKeys, "the q tile fits k and v buffer 1");
-static_assert(kAttnDim <= 128 && kMmaDynBytes <= (kMmaKeys == 32 ? 42 : kMmaWarps == 4 ? 84 : 100) << 10,
-              "attnMMA admitted a spec whose tiles exceed the kernel's shared memory");
+// (kMmaQOwn) The q tile's own [kMmaRows][kMmaStride] after s_f.
+constexpr int kMmaQBytes = kMmaQOwn ? 2 * kMmaRows * kMmaStride : 0;
+constexpr int kMmaDynBytes = 2 * (4 * kMmaTileHalves) + 4 * kMmaF + kMmaQBytes;
+// The dynamic shared memory a configuration may take, in KiB (above).
+constexpr int kMmaDynKiB = kMmaQOwn ? (kMmaKeys == 32 ? 84 : 134) : kMmaKeys == 32 ? 42 : kMmaWarps == 4 ? 84 : 100;
+static_assert(kMmaQOwn || kMmaRows <= 2 * kMmaKeys, "the q tile fits k and v buffer 1");
+static_assert(kAttnDim <= 128 && kMmaDynBytes <= kMmaDynKiB << 10, "attnMMA admitted a spec whose tiles exceed the kernel's shared memory");
 #ifndef POSENC_ATTN_MMA_MIN_BLOCKS
 // The blocks of the tensor-core kernel that its __launch_bounds__ asks an
 // SM to hold at once (the second argument, which caps a thread's registers
@@ -2076,6 +2096,7 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned int (&a)[
 // element by element instead (the kernel's first loads, kept to compare).
 #define POSENC_ATTN_MMA_LDMATRIX 1
 #endif
+static_assert(kMmaRowTiles == 1 || POSENC_ATTN_MMA_LDMATRIX, "two row tiles a warp load q's fragments with ldmatrix");
 static_assert(kMmaDimTiles % 2 == 0, "p·v loads its b fragments two dim tiles at a time");
 
 // mma_ldm4 loads four 8×8 matrices of bf16 from shared memory,
@@ -2301,9 +2322,9 @@ __device__ __forceinline__ MmaPos mma_pos_load(long long jt, long long j1, const
 // not a lambda of the kernel: clang kept such a lambda as a call, its
 // captures in local memory.
 template <bool PAGED>
-__device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[2], long long cache_slots, int (*kp)[kMmaKeys],
-                                          long long (*kr)[kMmaKeys], MmaBits *anyw,
-                                          const int (&rr)[2], const long long (&qp)[2], int nrows, int causal, int window) {
+__device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)[kMmaLaneRows], long long cache_slots,
+                                          int (*kp)[kMmaKeys], long long (*kr)[kMmaKeys], MmaBits *anyw, const int (&rr)[kMmaLaneRows],
+                                          const long long (&qp)[kMmaLaneRows], int nrows, int causal, int window) {
 	const int tid = threadIdx.x, lane = tid & 31, tig = lane & 3;
 	int p[kMmaPosPerLane];
 #pragma unroll
@@ -2324,8 +2345,9 @@ __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)
 			const int c = 8 * t + 2 * tig + e;
 			pc[t][e] = __shfl_sync(0xffffffffu, p[(8 * t) / 32], c % 32);
 		}
+	MmaBits all = 0;
 #pragma unroll
-	for (int x = 0; x < 2; ++x) {
+	for (int x = 0; x < kMmaLaneRows; ++x) {
 		tb[x] = 0;
 		if (rr[x] < nrows)
 #pragma unroll
@@ -2333,8 +2355,9 @@ __device__ __forceinline__ void mma_stage(const MmaPos &f, int sb, MmaBits (&tb)
 #pragma unroll
 				for (int e = 0; e < 2; ++e)
 					tb[x] |= attn_masked(qp[x], pc[t][e], causal, window) ? 0 : mma_bit(8 * t + 2 * tig + e);
+		all |= tb[x];
 	}
-	mma_publish(anyw, tb[0] | tb[1]);
+	mma_publish(anyw, all);
 }
 
 // mma_seen is the or of the warps' words ww, read after the barrier that
@@ -2395,16 +2418,16 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 	constexpr float kNegInf = -__builtin_huge_valf();
 	// Dynamic shared memory (kMmaDynBytes, above): s_kv, k and v buffer 0
 	// then buffer 1, whose start s_q holds the item's q rows until the
-	// warps hold their q fragments; s_f, f32 rows through the term's load
-	// hook, or a tile's p.
+	// warps hold their q fragments (kMmaQOwn: s_q after s_f, for the whole
+	// item); s_f, f32 rows through the term's load hook, or a tile's p.
 #ifdef POSENC_CUDA_HOST
 	uint4 *const s_dyn = posenc_host::dynamic_shared();
 #else
 	extern __shared__ uint4 s_dyn[];
 #endif
 	unsigned short *const s_kv = reinterpret_cast<unsigned short *>(s_dyn);
-	unsigned short *const s_q = s_kv + 2 * kMmaTileHalves;
 	float *const s_f = reinterpret_cast<float *>(s_kv + 4 * kMmaTileHalves);
+	unsigned short *const s_q = kMmaQOwn ? reinterpret_cast<unsigned short *>(s_f + kMmaF) : s_kv + 2 * kMmaTileHalves;
 	// mma_kbuf and mma_vbuf: buffer sb's k and v tiles ([kMmaKeys][kMmaStride]).
 	auto mma_kbuf = [&](int sb) { return s_kv + 2 * kMmaTileHalves * sb; };
 	auto mma_vbuf = [&](int sb) { return mma_kbuf(sb) + kMmaTileHalves; };
@@ -2429,8 +2452,8 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 	__shared__ float s_steps[ROTATE_K && kAttnStepUnits > 0 ? 2 * (kMmaRun - 1) * kAttnStepUnits : 1];
 	static_assert(kMmaDynBytes + sizeof(s_qp) + sizeof(s_shift) + sizeof(s_orow) + sizeof(s_h) + sizeof(s_anyw) + sizeof(s_kp) +
 	                      sizeof(s_kr) + sizeof(s_badw) + sizeof(s_term) + sizeof(s_steps) <=
-	                  (kMmaKeys == 32 ? 48 << 10 : kMmaWarps == 4 ? 99 << 10 : 163 << 10),
-	              "the tensor-core kernel's shared memory exceeds 48 KiB (32 keys), 99 KiB (64) or 163 KiB (8 warps)");
+	                  (kMmaDynKiB == 42 ? 48 << 10 : kMmaDynKiB == 84 ? 99 << 10 : 163 << 10),
+	              "the tensor-core kernel's shared memory exceeds 48 KiB (42 of tiles), 99 KiB (84) or 163 KiB (100 or 134)");
 	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
 	const int gid = lane >> 2, tig = lane & 3;
 	attn_term_init(s_term, max_pos);
@@ -2494,33 +2517,41 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 		}
 		if (kAttnShift) // the rows' ALiBi shifts, as the main kernel's
 			attn_nearest_rows<PAGED, kMmaRows, kMmaThreads>(s_shift, s_qp, nrows, j0, j1, kpos, slots, cache_slots, causal, window, s_flag);
-		// The warp's q fragments (rows 16w + gid and + 8).
+		// The warp's q fragments (rows 16w + gid and + 8), held for the
+		// item (kMmaQOwn: none held; q·k loads each tile's from s_q).
 		unsigned int qa[kMmaKSteps][4];
 		const unsigned short *qrow = s_q + (16 * w + gid) * kMmaStride + 2 * tig;
 #pragma unroll
-		for (int ks = 0; ks < kMmaKSteps; ++ks) {
+		for (int ks = 0; !kMmaQOwn && ks < kMmaKSteps; ++ks) {
 			qa[ks][0] = mma_word(qrow + 16 * ks);
 			qa[ks][1] = mma_word(qrow + 8 * kMmaStride + 16 * ks);
 			qa[ks][2] = mma_word(qrow + 16 * ks + 8);
 			qa[ks][3] = mma_word(qrow + 8 * kMmaStride + 16 * ks + 8);
 		}
 		__syncthreads(); // s_shift
-		// The lane's two rows: half 0 is row 16w + gid, half 1 row + 8.
-		int rr[2];
-		long long qp[2], shift[2];
-		int hh[2];
-		for (int x = 0; x < 2; ++x) {
-			rr[x] = 16 * w + gid + 8 * x;
+		// The lane's rows: of m16 tile i (the warp's kMmaRowTiles), row
+		// 16·(kMmaRowTiles·w + i) + gid is x = 2i, and row + 8 is x = 2i + 1.
+		int rr[kMmaLaneRows];
+		long long qp[kMmaLaneRows], shift[kMmaLaneRows];
+		int hh[kMmaLaneRows];
+		float m[kMmaLaneRows], l[kMmaLaneRows];
+#pragma unroll
+		for (int x = 0; x < kMmaLaneRows; ++x) {
+			rr[x] = 16 * (kMmaRowTiles * w + (x >> 1)) + gid + 8 * (x & 1);
 			qp[x] = s_qp[rr[x]];
 			shift[x] = s_shift[rr[x]];
 			hh[x] = s_h[rr[x]];
+			m[x] = kNegInf;
+			l[x] = 0.0f;
 		}
-		float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};
 		unsigned int seen = 0;
-		float acc[kMmaDimTiles][4];
+		// acc[i][t]: m16 tile i's accumulators of dims 8t … 8t + 7.
+		float acc[kMmaRowTiles][kMmaDimTiles][4];
 #pragma unroll
-		for (int t = 0; t < kMmaDimTiles; ++t)
-			acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
+		for (int i = 0; i < kMmaRowTiles; ++i)
+#pragma unroll
+			for (int t = 0; t < kMmaDimTiles; ++t)
+				acc[i][t][0] = acc[i][t][1] = acc[i][t][2] = acc[i][t][3] = 0.0f;
 		// The split's key tiles, last first: a row's nearest keys (the
 		// largest ALiBi or T5 bias in a causal prefill) then set its max
 		// early, and the tiles after rarely move it (the rescale below is
@@ -2552,7 +2583,7 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 				}
 			}
 		};
-		MmaBits bits[2] = {0, 0}, any = 0;
+		MmaBits bits[kMmaLaneRows] = {}, any = 0;
 		// pnext: the keys of the tile staged next (a tile ahead, read a
 		// tile before their stage).
 		MmaPos pnext = mma_pos_load<PAGED>(j0, j0, kpos, slots); // padding
@@ -2577,7 +2608,7 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 			// The next tile's positions and mask bits to the other set; the
 			// previous tile, the last reader of that set and of the other
 			// buffer, ended with barrier C.
-			MmaBits nbits[2] = {0, 0}, nany = 0;
+			MmaBits nbits[kMmaLaneRows] = {}, nany = 0;
 			if (tile > 0) {
 				mma_stage<PAGED>(pnext, (int)b ^ 1, nbits, cache_slots, s_kp, s_kr, s_anyw[b ^ 1], rr, qp, nrows, causal, window);
 				if (tile > 1) // the keys of the tile after it, staged by the next iteration
@@ -2631,49 +2662,97 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 						wbad |= mma_bit(c);
 				}
 				mma_publish(s_badw, wbad);
-				// 1. S = q·kᵀ over the tile's keys.
-				float sc[kMmaKeyTiles][4];
+				// 1. S = q·kᵀ over the tile's keys: sc[i][t], m16 tile i's
+				// scores of keys 8t … 8t + 7.
+				float sc[kMmaRowTiles][kMmaKeyTiles][4];
 #pragma unroll
-				for (int t = 0; t < kMmaKeyTiles; ++t) {
-					sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.0f;
+				for (int i = 0; i < kMmaRowTiles; ++i)
+#pragma unroll
+					for (int t = 0; t < kMmaKeyTiles; ++t)
+						sc[i][t][0] = sc[i][t][1] = sc[i][t][2] = sc[i][t][3] = 0.0f;
+				if (kMmaQOwn) {
+					// Two row tiles a warp: step by step, each tile's q fragments
+					// of the step from s_q (ldmatrix, lane l giving row l%16 and
+					// columns 8·(l/16)… of the tile: matrices 0 to 3 are a[0] to
+					// a[3]), then each key tile's b fragments, loaded once for
+					// both tiles, two steps a load (an odd last step one).
+					const unsigned short *arow = s_q + (16 * kMmaRowTiles * w + (lane & 15)) * kMmaStride + 8 * (lane >> 4);
+#pragma unroll
+					for (int ks = 0; ks < kMmaKSteps; ks += 2) {
+						const bool two = ks + 1 < kMmaKSteps;
+						unsigned int a[kMmaRowTiles][2][4] = {};
+#pragma unroll
+						for (int i = 0; i < kMmaRowTiles; ++i) {
+							mma_ldm4<false>(a[i][0], arow + 16 * i * kMmaStride + 16 * ks);
+							if (two)
+								mma_ldm4<false>(a[i][1], arow + 16 * i * kMmaStride + 16 * (ks + 1));
+						}
+#pragma unroll
+						for (int t = 0; t < kMmaKeyTiles; ++t) {
+							if (two) {
+								unsigned int b4[4];
+								mma_ldm4<false>(b4, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3) + 16 * ks);
+								const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+#pragma unroll
+								for (int i = 0; i < kMmaRowTiles; ++i) {
+									mma_bf16(sc[i][t], a[i][0], b0);
+									mma_bf16(sc[i][t], a[i][1], b1);
+								}
+							} else {
+								unsigned int b2[2];
+								mma_ldm2(b2, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * ks);
+#pragma unroll
+								for (int i = 0; i < kMmaRowTiles; ++i)
+									mma_bf16(sc[i][t], a[i][0], b2);
+							}
+						}
+					}
+				} else {
+#pragma unroll
+					for (int t = 0; t < kMmaKeyTiles; ++t) {
 #if POSENC_ATTN_MMA_LDMATRIX
-					// Two steps a load: matrix i = lane/8 holds dims 8i… of the
-					// tile's keys, b of step ks (i = 0, 1) and ks + 1 (2, 3); an
-					// odd last step loads two.
-					const unsigned short *krow = kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3);
+						// Two steps a load: matrix i = lane/8 holds dims 8i… of the
+						// tile's keys, b of step ks (i = 0, 1) and ks + 1 (2, 3); an
+						// odd last step loads two.
+						const unsigned short *krow = kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3);
 #pragma unroll
-					for (int ks = 0; ks + 1 < kMmaKSteps; ks += 2) {
-						unsigned int b4[4];
-						mma_ldm4<false>(b4, krow + 16 * ks);
-						const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
-						mma_bf16(sc[t], qa[ks], b0);
-						mma_bf16(sc[t], qa[ks + 1], b1);
-					}
-					if (kMmaKSteps % 2 != 0) {
-						unsigned int b2[2];
-						mma_ldm2(b2, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
-						mma_bf16(sc[t], qa[kMmaKSteps - 1], b2);
-					}
+						for (int ks = 0; ks + 1 < kMmaKSteps; ks += 2) {
+							unsigned int b4[4];
+							mma_ldm4<false>(b4, krow + 16 * ks);
+							const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+							mma_bf16(sc[0][t], qa[ks], b0);
+							mma_bf16(sc[0][t], qa[ks + 1], b1);
+						}
+						if (kMmaKSteps % 2 != 0) {
+							unsigned int b2[2];
+							mma_ldm2(b2, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
+							mma_bf16(sc[0][t], qa[kMmaKSteps - 1], b2);
+						}
 #else
-					const unsigned short *krow = kb + (8 * t + gid) * kMmaStride + 2 * tig;
+						const unsigned short *krow = kb + (8 * t + gid) * kMmaStride + 2 * tig;
 #pragma unroll
-					for (int ks = 0; ks < kMmaKSteps; ++ks) {
-						const unsigned int b[2] = {mma_word(krow + 16 * ks), mma_word(krow + 16 * ks + 8)};
-						mma_bf16(sc[t], qa[ks], b);
-					}
+						for (int ks = 0; ks < kMmaKSteps; ++ks) {
+							const unsigned int b[2] = {mma_word(krow + 16 * ks), mma_word(krow + 16 * ks + 8)};
+							mma_bf16(sc[0][t], qa[ks], b);
+						}
 #endif
+					}
 				}
-				// 2. Scores and the online softmax of the lane's two rows; the
-				// lanes of a row share its max through two shuffles (fmaxf skips
-				// NaN scores; their p = e^NaN still reaches l). Straight-line
-				// code: every key's score is formed (a masked key's, padding's
-				// included, is a finite bias the terms read in bounds) and a
-				// masked one replaced by −∞ (fmaxf(mt, −∞) = mt), and p of a
-				// masked key is e^−∞ = 0, so no branch per key keeps the 16
-				// scores' and exponentials' latencies from overlapping.
-				float alpha[2];
+				// 2. Scores and the online softmax of the lane's rows (row x
+				// is sc[x / 2][t][2·(x % 2) + e]); the lanes of a row share
+				// its max through two shuffles (fmaxf skips NaN scores; their
+				// p = e^NaN still reaches l). Straight-line code: every key's
+				// score is formed (a masked key's, padding's included, is a
+				// finite bias the terms read in bounds) and a masked one
+				// replaced by −∞ (fmaxf(mt, −∞) = mt), and p of a masked key
+				// is e^−∞ = 0, so no branch per key keeps the scores' and
+				// exponentials' latencies from overlapping.
+				float alpha[kMmaLaneRows];
+				bool rescale = false;
 #pragma unroll
-				for (int x = 0; x < 2; ++x) {
+				for (int x = 0; x < kMmaLaneRows; ++x) {
+					float(&sx)[kMmaKeyTiles][4] = sc[x >> 1];
+					const int h2 = 2 * (x & 1);
 					float mt = kNegInf;
 #pragma unroll
 					for (int t = 0; t < kMmaKeyTiles; ++t)
@@ -2681,22 +2760,23 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 						for (int e = 0; e < 2; ++e) {
 							const int c = 8 * t + 2 * tig + e;
 							const float y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], kps[c], shift[x],
-							                                scale, sc[t][2 * x + e]);
-							sc[t][2 * x + e] = (bits[x] >> c) & 1u ? y : kNegInf;
-							mt = fmaxf(mt, sc[t][2 * x + e]);
+							                                scale, sx[t][h2 + e]);
+							sx[t][h2 + e] = (bits[x] >> c) & 1u ? y : kNegInf;
+							mt = fmaxf(mt, sx[t][h2 + e]);
 						}
 					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
 					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
 					const float mn = fmaxf(m[x], mt);
 					alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);
+					rescale = rescale || alpha[x] != 1.0f;
 					float sum = 0.0f;
 #pragma unroll
 					for (int t = 0; t < kMmaKeyTiles; ++t)
 #pragma unroll
 						for (int e = 0; e < 2; ++e) {
 							const int c = 8 * t + 2 * tig + e;
-							const float p = attn_exp((bits[x] >> c) & 1u ? sc[t][2 * x + e] - mn : kNegInf);
-							sc[t][2 * x + e] = p;
+							const float p = attn_exp((bits[x] >> c) & 1u ? sx[t][h2 + e] - mn : kNegInf);
+							sx[t][h2 + e] = p;
 							sum += p;
 						}
 					l[x] = l[x] * alpha[x] + sum;
@@ -2707,14 +2787,16 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					m[x] = rowb ? mn : m[x];
 					seen |= rowb ? 1u << x : 0u;
 				}
-				if (alpha[0] != 1.0f || alpha[1] != 1.0f) // a product by 1 changes nothing (a warp with no such lane skips it)
+				if (rescale) // a product by 1 changes nothing (a warp with no such lane skips it)
 #pragma unroll
-					for (int t = 0; t < kMmaDimTiles; ++t) {
-						acc[t][0] *= alpha[0];
-						acc[t][1] *= alpha[0];
-						acc[t][2] *= alpha[1];
-						acc[t][3] *= alpha[1];
-					}
+					for (int i = 0; i < kMmaRowTiles; ++i)
+#pragma unroll
+						for (int t = 0; t < kMmaDimTiles; ++t) {
+							acc[i][t][0] *= alpha[2 * i];
+							acc[i][t][1] *= alpha[2 * i];
+							acc[i][t][2] *= alpha[2 * i + 1];
+							acc[i][t][3] *= alpha[2 * i + 1];
+						}
 				__syncthreads(); // B: vb, s_badw
 				const MmaBits bad = mma_seen(s_badw);
 				if (bad) { // block-uniform: the whole v row of such a key leaves the mma
@@ -2724,18 +2806,21 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					__syncthreads();
 				}
 				// 3. acc += p·v: keys 16·kk … 16·kk + 15 are the S tiles 2kk and
-				// 2kk + 1, whose accumulators are the a fragment's layout.
+				// 2kk + 1, whose accumulators are the a fragment's layout; each
+				// b fragment of v serves every row tile of the warp.
 #pragma unroll
 				for (int kk = 0; kk < kMmaKeys / 16; ++kk) {
-					unsigned int pa[3][4];
+					unsigned int pa[kMmaRowTiles][3][4];
 #pragma unroll
-					for (int f = 0; f < 4; ++f) {
-						const float *pp = sc[2 * kk + (f >> 1)] + 2 * (f & 1);
-						float x0 = pp[0], x1 = pp[1];
+					for (int i = 0; i < kMmaRowTiles; ++i)
 #pragma unroll
-						for (int part = 0; part < 3; ++part)
-							pa[part][f] = part < nparts ? mma_pair(x0, x1) : 0u;
-					}
+						for (int f = 0; f < 4; ++f) {
+							const float *pp = sc[i][2 * kk + (f >> 1)] + 2 * (f & 1);
+							float x0 = pp[0], x1 = pp[1];
+#pragma unroll
+							for (int part = 0; part < 3; ++part)
+								pa[i][part][f] = part < nparts ? mma_pair(x0, x1) : 0u;
+						}
 #if POSENC_ATTN_MMA_LDMATRIX
 					// Two dim tiles a load, transposed: matrix i = lane/8 holds
 					// keys 16·kk + 8·(i%2)… at dims 8·(t + i/2)…, b of tile t
@@ -2748,10 +2833,12 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 						const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
 #pragma unroll
 						for (int part = 0; part < 3; ++part)
-							if (part < nparts) { // item-uniform
-								mma_bf16(acc[t], pa[part], b0);
-								mma_bf16(acc[t + 1], pa[part], b1);
-							}
+							if (part < nparts) // item-uniform
+#pragma unroll
+								for (int i = 0; i < kMmaRowTiles; ++i) {
+									mma_bf16(acc[i][t], pa[i][part], b0);
+									mma_bf16(acc[i][t + 1], pa[i][part], b1);
+								}
 					}
 #else
 #pragma unroll
@@ -2762,7 +2849,9 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 #pragma unroll
 						for (int part = 0; part < 3; ++part)
 							if (part < nparts) // item-uniform
-								mma_bf16(acc[t], pa[part], b);
+#pragma unroll
+								for (int i = 0; i < kMmaRowTiles; ++i)
+									mma_bf16(acc[i][t], pa[i][part], b);
 					}
 #endif
 				}
@@ -2771,43 +2860,53 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 					// with its own p (from s_f), so only the rows that see the key
 					// meet its value.
 #pragma unroll
-					for (int t = 0; t < kMmaKeyTiles; ++t)
+					for (int x = 0; x < kMmaLaneRows; ++x)
 #pragma unroll
-						for (int e = 0; e < 4; ++e)
-							s_f[rr[e >> 1] * kMmaKeys + 8 * t + 2 * tig + (e & 1)] = sc[t][e];
+						for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+							for (int e = 0; e < 2; ++e)
+								s_f[rr[x] * kMmaKeys + 8 * t + 2 * tig + e] = sc[x >> 1][t][2 * (x & 1) + e];
 					__syncthreads();
 					for (int c = 0; c < kMmaKeys; ++c) {
 						if (!((bad >> c) & 1u))
 							continue;
 						const store_t *vr = v + (s_kr[b][c] * kvheads + g) * kAttnDim;
 #pragma unroll
-						for (int t = 0; t < kMmaDimTiles; ++t)
+						for (int i = 0; i < kMmaRowTiles; ++i)
 #pragma unroll
-							for (int e = 0; e < 4; ++e) {
-								if (rr[e >> 1] < nrows && !attn_masked(qp[e >> 1], kps[c], causal, window))
-									acc[t][e] = fmaf(s_f[rr[e >> 1] * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[t][e]);
-							}
+							for (int t = 0; t < kMmaDimTiles; ++t)
+#pragma unroll
+								for (int e = 0; e < 4; ++e) {
+									const int x = 2 * i + (e >> 1);
+									if (rr[x] < nrows && !attn_masked(qp[x], kps[c], causal, window))
+										acc[i][t][e] = fmaf(s_f[rr[x] * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[i][t][e]);
+								}
 					}
 				}
 			}
 			__syncthreads(); // C: the tile's shared memory is read
-			bits[0] = nbits[0], bits[1] = nbits[1], any = nany;
+#pragma unroll
+			for (int x = 0; x < kMmaLaneRows; ++x)
+				bits[x] = nbits[x];
+			any = nany;
 		}
 		// The row's l over its four lanes; then out (or the split's partial).
 #pragma unroll
-		for (int x = 0; x < 2; ++x) {
+		for (int x = 0; x < kMmaLaneRows; ++x) {
 			l[x] += __shfl_xor_sync(0xffffffffu, l[x], 1);
 			l[x] += __shfl_xor_sync(0xffffffffu, l[x], 2);
 		}
 #pragma unroll
-		for (int t = 0; t < kMmaDimTiles; ++t)
+		for (int i = 0; i < kMmaRowTiles; ++i)
 #pragma unroll
-			for (int e = 0; e < 4; ++e) {
-				const int x = e >> 1, r = rr[x];
-				if (r < nrows)
-					attn_put(out, ws_acc, ws_ml, ws_d, s_orow[r], s, splits, 8 * t + 2 * tig + (e & 1), acc[t][e], m[x], l[x],
-					         ((seen >> x) & 1u) != 0, shift[x]);
-			}
+			for (int t = 0; t < kMmaDimTiles; ++t)
+#pragma unroll
+				for (int e = 0; e < 4; ++e) {
+					const int x = 2 * i + (e >> 1), r = rr[x];
+					if (r < nrows)
+						attn_put(out, ws_acc, ws_ml, ws_d, s_orow[r], s, splits, 8 * t + 2 * tig + (e & 1), acc[i][t][e], m[x], l[x],
+						         ((seen >> x) & 1u) != 0, shift[x]);
+				}
 	}
 }
 
