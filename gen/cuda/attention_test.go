@@ -62,12 +62,7 @@ func TestAttnTiles(t *testing.T) {
 // -use_fast_math would (no approximate exp may appear), and checks their
 // launchers (the paged one too) are declared.
 func TestAttentionPTX(t *testing.T) {
-	if _, ok := cuda.Clang(); !ok {
-		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
-			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
-		}
-		t.Skip("clang not found")
-	}
+	needClang(t)
 	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[4], mmaSpecs[0], mmaSpecs[3]) {
 		c := derive(t, y)
 		dir := write(t, c)
@@ -116,12 +111,7 @@ func TestAttentionPTX(t *testing.T) {
 // which caps ptxas's registers a thread) and that the default asks one
 // block.
 func TestAttentionMMAMinBlocksPTX(t *testing.T) {
-	if _, ok := cuda.Clang(); !ok {
-		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
-			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
-		}
-		t.Skip("clang not found")
-	}
+	needClang(t)
 	c := derive(t, mmaSpecs[0])
 	dir := write(t, c)
 	for _, tc := range []struct {

@@ -142,15 +142,22 @@ func TestFilesHeaderAndDeterminism(t *testing.T) {
 	}
 }
 
-// TestCompilePTX compiles every test spec to PTX with clang (no CUDA SDK).
-// It is skipped when clang is missing unless POSENC_REQUIRE_CLANG is set.
-func TestCompilePTX(t *testing.T) {
+// needClang skips t where clang is missing, or fails it when
+// POSENC_REQUIRE_CLANG is set (CI's).
+func needClang(t *testing.T) {
+	t.Helper()
 	if _, ok := cuda.Clang(); !ok {
 		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
 			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
 		}
 		t.Skip("clang not found")
 	}
+}
+
+// TestCompilePTX compiles every test spec to PTX with clang (no CUDA SDK).
+// It is skipped when clang is missing unless POSENC_REQUIRE_CLANG is set.
+func TestCompilePTX(t *testing.T) {
+	needClang(t)
 	for _, y := range testSpecs {
 		c := derive(t, y)
 		t.Run(c.Input().Name, func(t *testing.T) {
@@ -190,12 +197,7 @@ func compilePTXChecks(t *testing.T, c family.Derived) {
 // left as a call with its captures, an array indexed at run time, a
 // choice between a global and a local lvalue).
 func TestZooPTX(t *testing.T) {
-	if _, ok := cuda.Clang(); !ok {
-		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
-			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
-		}
-		t.Skip("clang not found")
-	}
+	needClang(t)
 	zoo, err := spec.Zoo()
 	if err != nil {
 		t.Fatal(err)
@@ -258,12 +260,7 @@ var approxRe = regexp.MustCompile(`\b(sin|cos|ex2|lg2)\.approx`)
 // can fail: the same source with sincos_angle calling sincosf, and with
 // the softmax's posenc_expf guard removed, does show them.
 func TestFastMathPTX(t *testing.T) {
-	if _, ok := cuda.Clang(); !ok {
-		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
-			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
-		}
-		t.Skip("clang not found")
-	}
+	needClang(t)
 	t.Run("specs", func(t *testing.T) {
 		for _, y := range testSpecs {
 			c := derive(t, y)

@@ -958,6 +958,14 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
+// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
+// their difference modulo 2^32 taken in the right order, exact since it is
+// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+__device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
+	const int a = (int)qp, b = (int)kp;
+	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+}
+
 // attn_nearest_rows writes shift[r], the distance from row r's query at
 // qp[r] to its nearest unmasked key of [j0, j1) (0 when it has none), for
 // r < nrows: the shifts of the rows' ALiBi biases (kAttnShift). PAGED: a
@@ -1014,7 +1022,7 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 			if (attn_masked(q, kp, causal, window))
 				continue;
-			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			const unsigned int d = attn_distance(q, kp);
 			if (!found || d < best) {
 				best = d;
 				found = 1u;
@@ -1085,16 +1093,13 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 constexpr bool kAttnQCopy = true;
 
 // attn_term_bias is −slope_h·(|qp − kp| − shift) for int32 positions, in
-// 32-bit arithmetic: |qp − kp| < 2^32 is their difference modulo 2^32
-// taken in the right order (as attn_bucket_index's), and for an unmasked
-// key of the split shift ≤ |qp − kp| (attn_nearest_rows' minimum), so the
-// unsigned difference is exact; a masked key's bias, which no score keeps,
-// may wrap. No 64-bit subtraction, absolute value or conversion per score.
+// 32-bit arithmetic (attn_distance): for an unmasked key of the split
+// shift ≤ |qp − kp| (attn_nearest_rows' minimum), so the unsigned
+// difference is exact; a masked key's bias, which no score keeps, may
+// wrap. No 64-bit subtraction, absolute value or conversion per score.
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int h, long long qp, long long kp, long long shift,
                                                 const attn_term_args &) {
-	const int a = (int)qp, b = (int)kp;
-	const unsigned int d = a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
-	return -slopes[h] * (float)(d - (unsigned int)shift);
+	return -slopes[h] * (float)(attn_distance(qp, kp) - (unsigned int)shift);
 }
 
 __device__ __forceinline__ double attn_term_slope(int h) { return (double)slopes[h]; }

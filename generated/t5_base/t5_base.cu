@@ -1087,6 +1087,14 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
+// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
+// their difference modulo 2^32 taken in the right order, exact since it is
+// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+__device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
+	const int a = (int)qp, b = (int)kp;
+	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+}
+
 // attn_nearest_rows writes shift[r], the distance from row r's query at
 // qp[r] to its nearest unmasked key of [j0, j1) (0 when it has none), for
 // r < nrows: the shifts of the rows' ALiBi biases (kAttnShift). PAGED: a
@@ -1143,7 +1151,7 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 			if (attn_masked(q, kp, causal, window))
 				continue;
-			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			const unsigned int d = attn_distance(q, kp);
 			if (!found || d < best) {
 				best = d;
 				found = 1u;
@@ -1238,13 +1246,11 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 constexpr bool kAttnQCopy = true;
 
 // attn_bucket_index is bucket_index(qp − kp) for int32 positions, in
-// 32-bit arithmetic: |qp − kp| < 2^32 is their difference modulo 2^32
-// taken in the right order, clamped to kSpan, then placed on its side of
-// kSpan (no 64-bit subtraction and clamp per score).
+// 32-bit arithmetic: |qp − kp| (attn_distance) clamped to kSpan, then
+// placed on its side of kSpan (no 64-bit subtraction and clamp per score).
 __device__ __forceinline__ int attn_bucket_index(long long qp, long long kp) {
-	const int a = (int)qp, b = (int)kp;
-	const bool ge = a >= b;
-	const unsigned int d = ge ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+	const bool ge = (int)qp >= (int)kp;
+	const unsigned int d = attn_distance(qp, kp);
 	const int c = d < (unsigned int)kSpan ? (int)d : kSpan;
 	return ge ? kSpan + c : kSpan - c;
 }

@@ -831,6 +831,14 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
+// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
+// their difference modulo 2^32 taken in the right order, exact since it is
+// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+__device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
+	const int a = (int)qp, b = (int)kp;
+	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+}
+
 // attn_nearest_rows writes shift[r], the distance from row r's query at
 // qp[r] to its nearest unmasked key of [j0, j1) (0 when it has none), for
 // r < nrows: the shifts of the rows' ALiBi biases (kAttnShift). PAGED: a
@@ -887,7 +895,7 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 			if (attn_masked(q, kp, causal, window))
 				continue;
-			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			const unsigned int d = attn_distance(q, kp);
 			if (!found || d < best) {
 				best = d;
 				found = 1u;
@@ -2230,6 +2238,21 @@ __device__ __forceinline__ void mma_ldm2(unsigned int (&r)[2], const unsigned sh
 #endif
 }
 
+// mma_ldk2 loads, for q·k, the b fragments of steps ks and ks + 1 of key
+// tile t from the k tile kb (mma_ldm4: matrix i = lane/8 holds dims
+// 16·ks + 8i… of the tile's keys, b of step ks in r[0], r[1] and of ks + 1
+// in r[2], r[3]); mma_ldk1 those of step ks alone (an odd last step: two
+// matrices, lanes 0 to 15 giving the rows).
+__device__ __forceinline__ void mma_ldk2(unsigned int (&r)[4], const unsigned short *kb, int t, int ks) {
+	const int lane = threadIdx.x & 31;
+	mma_ldm4<false>(r, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3) + 16 * ks);
+}
+
+__device__ __forceinline__ void mma_ldk1(unsigned int (&r)[2], const unsigned short *kb, int t, int ks) {
+	const int lane = threadIdx.x & 31;
+	mma_ldm2(r, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * ks);
+}
+
 #ifndef POSENC_ATTN_MMA_ASYNC
 // The tensor-core kernel brings the next key tile's k and v into a second
 // buffer with cp.async while it computes the current one (FlashAttention-2's
@@ -2777,7 +2800,7 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 						for (int t = 0; t < kMmaKeyTiles; ++t) {
 							if (two) {
 								unsigned int b4[4];
-								mma_ldm4<false>(b4, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3) + 16 * ks);
+								mma_ldk2(b4, kb, t, ks);
 								const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
 #pragma unroll
 								for (int i = 0; i < kMmaRowTiles; ++i) {
@@ -2786,7 +2809,7 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 								}
 							} else {
 								unsigned int b2[2];
-								mma_ldm2(b2, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * ks);
+								mma_ldk1(b2, kb, t, ks);
 #pragma unroll
 								for (int i = 0; i < kMmaRowTiles; ++i)
 									mma_bf16(sc[i][t], a[i][0], b2);
@@ -2797,21 +2820,18 @@ posenc_gmrope_qwen25_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 #pragma unroll
 					for (int t = 0; t < kMmaKeyTiles; ++t) {
 #if POSENC_ATTN_MMA_LDMATRIX
-						// Two steps a load: matrix i = lane/8 holds dims 8i… of the
-						// tile's keys, b of step ks (i = 0, 1) and ks + 1 (2, 3); an
-						// odd last step loads two.
-						const unsigned short *krow = kb + (8 * t + (lane & 7)) * kMmaStride + 8 * (lane >> 3);
+						// Two steps a load (an odd last step one).
 #pragma unroll
 						for (int ks = 0; ks + 1 < kMmaKSteps; ks += 2) {
 							unsigned int b4[4];
-							mma_ldm4<false>(b4, krow + 16 * ks);
+							mma_ldk2(b4, kb, t, ks);
 							const unsigned int b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
 							mma_bf16(sc[0][t], qa[ks], b0);
 							mma_bf16(sc[0][t], qa[ks + 1], b1);
 						}
 						if (kMmaKSteps % 2 != 0) {
 							unsigned int b2[2];
-							mma_ldm2(b2, kb + (8 * t + (lane & 7)) * kMmaStride + 8 * ((lane >> 3) & 1) + 16 * (kMmaKSteps - 1));
+							mma_ldk1(b2, kb, t, kMmaKSteps - 1);
 							mma_bf16(sc[0][t], qa[kMmaKSteps - 1], b2);
 						}
 #else

@@ -721,6 +721,14 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
+// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
+// their difference modulo 2^32 taken in the right order, exact since it is
+// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+__device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
+	const int a = (int)qp, b = (int)kp;
+	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+}
+
 // attn_nearest_rows writes shift[r], the distance from row r's query at
 // qp[r] to its nearest unmasked key of [j0, j1) (0 when it has none), for
 // r < nrows: the shifts of the rows' ALiBi biases (kAttnShift). PAGED: a
@@ -777,7 +785,7 @@ __device__ __forceinline__ void attn_nearest_rows(long long *shift, const long l
 			const int kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 			if (attn_masked(q, kp, causal, window))
 				continue;
-			const unsigned int d = q >= kp ? (unsigned int)q - (unsigned int)kp : (unsigned int)kp - (unsigned int)q;
+			const unsigned int d = attn_distance(q, kp);
 			if (!found || d < best) {
 				best = d;
 				found = 1u;
