@@ -697,6 +697,15 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnStaged<S> carries, as a type, whether the term's per-item state
+// covers every row of the item (attn_term_staged), so that a kernel can
+// form a tile's scores in a copy of its loop that skips the term's check
+// per score (attn_term_score<S>), choosing the copy once a tile.
+template <bool S>
+struct AttnStaged {
+	static constexpr bool value = S;
+};
+
 // AttnKeyRow is a key row for the term's load hooks: its stored row, its
 // position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
 struct AttnKeyRow {
@@ -724,12 +733,15 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
-// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
-// their difference modulo 2^32 taken in the right order, exact since it is
-// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+// attn_distance is |qp − kp| for positions in [0, 2^31), in 32-bit
+// arithmetic: their difference modulo 2^32 lies in (−2^31, 2^31) read as
+// an int, so its sign is the difference's and its absolute value exact (a
+// sub and an abs.s32). A padding key's negative position gives some value;
+// every caller masks that key (ALiBi's bias, T5's bucket column, which
+// clamps it, the rows' nearest keys).
 __device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
-	const int a = (int)qp, b = (int)kp;
-	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+	const unsigned int d = (unsigned int)(int)qp - (unsigned int)(int)kp;
+	return (int)d < 0 ? 0u - d : d;
 }
 
 // attn_nearest_rows writes shift[r], the distance from row r's query at
@@ -1087,20 +1099,27 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	(void)a;
 }
 
+// attn_term_bias is 0; attn_term_staged holds always (no per-item state).
+template <bool>
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int, long long, long long, long long, const attn_term_args &) {
 	return 0.0f;
 }
+__device__ __forceinline__ bool attn_term_staged(const attn_term_smem &) { return true; }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 // attn_term_item: no per-item work (the term reads nothing that depends on
 // the item's heads beyond its constants).
 __device__ __forceinline__ void attn_term_item(attn_term_smem &, const attn_term_args &, int, int) {}
 // The plain hooks of rope and the bias families: the score is
-// fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
-// which these terms alone get, calls only the load and score hooks).
+// fmaf(scale, q·k, bias) and a key's value is its v (the decode and
+// tensor-core kernels, which these terms alone get, call only the load and
+// score hooks). STAGED: the caller has found attn_term_staged(t) true for
+// the item, so the bias may skip its per-score check (rpe_bias's staged
+// rows; rope and alibi have none).
+template <bool STAGED = false>
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
-	return fmaf(scale, dot, attn_term_bias(t, h, qp, kp, shift, a));
+	return fmaf(scale, dot, attn_term_bias<STAGED>(t, h, qp, kp, shift, a));
 }
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
@@ -1797,14 +1816,30 @@ posenc_gptj_6b_attention_decode_kernel(store_t *__restrict__ out, const store_t 
 #pragma unroll
 						for (int o = kDecLanes / 2; o > 0; o >>= 1)
 							dot += __shfl_xor_sync(0xffffffffu, dot, o);
-						// Formed for every key (a masked key's, padding's included,
-						// is a finite bias the terms read in bounds), kept where
-						// unmasked: no branch per key.
-						const float y =
-						    attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale, dot);
-						sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
+						sc[u][r] = dot;
 					}
 				}
+				// The scores, formed for every key (a masked key's, padding's
+				// included, is a finite bias the terms read in bounds) and kept
+				// where unmasked: no branch per key. One copy of the loop per
+				// AttnStaged, chosen once a step (attn_term_staged: the term's
+				// bias then skips its check per score).
+				auto form = [&](auto staged) {
+#pragma unroll
+					for (int r = 0; r < R; ++r)
+#pragma unroll
+						for (int u = 0; u < kDecUnroll; ++u) {
+							if (r >= nrows)
+								continue;
+							const float y = attn_term_score<decltype(staged)::value>(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads,
+							                                                         qp[r], kp[u], shift[r], scale, sc[u][r]);
+							sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
+						}
+				};
+				if (attn_term_staged(s_term)) // block-uniform
+					form(AttnStaged<true>{});
+				else
+					form(AttnStaged<false>{});
 				// The online softmax of each row over the warp's keys: the step's
 				// max over every lane group (fmaxf skips NaN scores; their
 				// p = e^NaN still reaches l), then this group's p, l and acc.

@@ -692,6 +692,15 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnStaged<S> carries, as a type, whether the term's per-item state
+// covers every row of the item (attn_term_staged), so that a kernel can
+// form a tile's scores in a copy of its loop that skips the term's check
+// per score (attn_term_score<S>), choosing the copy once a tile.
+template <bool S>
+struct AttnStaged {
+	static constexpr bool value = S;
+};
+
 // AttnKeyRow is a key row for the term's load hooks: its stored row, its
 // position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
 struct AttnKeyRow {
@@ -719,12 +728,15 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
-// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
-// their difference modulo 2^32 taken in the right order, exact since it is
-// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+// attn_distance is |qp − kp| for positions in [0, 2^31), in 32-bit
+// arithmetic: their difference modulo 2^32 lies in (−2^31, 2^31) read as
+// an int, so its sign is the difference's and its absolute value exact (a
+// sub and an abs.s32). A padding key's negative position gives some value;
+// every caller masks that key (ALiBi's bias, T5's bucket column, which
+// clamps it, the rows' nearest keys).
 __device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
-	const int a = (int)qp, b = (int)kp;
-	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+	const unsigned int d = (unsigned int)(int)qp - (unsigned int)(int)kp;
+	return (int)d < 0 ? 0u - d : d;
 }
 
 // attn_nearest_rows writes shift[r], the distance from row r's query at
@@ -1087,20 +1099,27 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	(void)a;
 }
 
+// attn_term_bias is 0; attn_term_staged holds always (no per-item state).
+template <bool>
 __device__ __forceinline__ float attn_term_bias(const attn_term_smem &, int, long long, long long, long long, const attn_term_args &) {
 	return 0.0f;
 }
+__device__ __forceinline__ bool attn_term_staged(const attn_term_smem &) { return true; }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 // attn_term_item: no per-item work (the term reads nothing that depends on
 // the item's heads beyond its constants).
 __device__ __forceinline__ void attn_term_item(attn_term_smem &, const attn_term_args &, int, int) {}
 // The plain hooks of rope and the bias families: the score is
-// fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
-// which these terms alone get, calls only the load and score hooks).
+// fmaf(scale, q·k, bias) and a key's value is its v (the decode and
+// tensor-core kernels, which these terms alone get, call only the load and
+// score hooks). STAGED: the caller has found attn_term_staged(t) true for
+// the item, so the bias may skip its per-score check (rpe_bias's staged
+// rows; rope and alibi have none).
+template <bool STAGED = false>
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
-	return fmaf(scale, dot, attn_term_bias(t, h, qp, kp, shift, a));
+	return fmaf(scale, dot, attn_term_bias<STAGED>(t, h, qp, kp, shift, a));
 }
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
@@ -1797,14 +1816,30 @@ posenc_grope_bf16_half_attention_decode_kernel(store_t *__restrict__ out, const 
 #pragma unroll
 						for (int o = kDecLanes / 2; o > 0; o >>= 1)
 							dot += __shfl_xor_sync(0xffffffffu, dot, o);
-						// Formed for every key (a masked key's, padding's included,
-						// is a finite bias the terms read in bounds), kept where
-						// unmasked: no branch per key.
-						const float y =
-						    attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale, dot);
-						sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
+						sc[u][r] = dot;
 					}
 				}
+				// The scores, formed for every key (a masked key's, padding's
+				// included, is a finite bias the terms read in bounds) and kept
+				// where unmasked: no branch per key. One copy of the loop per
+				// AttnStaged, chosen once a step (attn_term_staged: the term's
+				// bias then skips its check per score).
+				auto form = [&](auto staged) {
+#pragma unroll
+					for (int r = 0; r < R; ++r)
+#pragma unroll
+						for (int u = 0; u < kDecUnroll; ++u) {
+							if (r >= nrows)
+								continue;
+							const float y = attn_term_score<decltype(staged)::value>(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads,
+							                                                         qp[r], kp[u], shift[r], scale, sc[u][r]);
+							sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
+						}
+				};
+				if (attn_term_staged(s_term)) // block-uniform
+					form(AttnStaged<true>{});
+				else
+					form(AttnStaged<false>{});
 				// The online softmax of each row over the warp's keys: the step's
 				// max over every lane group (fmaxf skips NaN scores; their
 				// p = e^NaN still reaches l), then this group's p, l and acc.
@@ -2554,9 +2589,16 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 		// 128-bit pieces, zeros for a key no row sees (in keys): with
 		// kMmaAsync as cp.async copies (the caller commits them as one
 		// group), else as loads and stores.
+		// own_pieces calls f(c, p) for the 128-bit pieces (key c, piece p)
+		// of a tile that this thread fetches: fetch's and the v test's one
+		// map, so that each thread tests only what its own wait made visible
+		// to it.
+		auto own_pieces = [&](auto &&f) {
+			for (int e = tid; e < kMmaKeys * kMmaPieces; e += kMmaThreads)
+				f(e / kMmaPieces, e % kMmaPieces);
+		};
 		auto fetch = [&](int sb, MmaBits keys) {
-			for (int e = tid; e < kMmaKeys * kMmaPieces; e += kMmaThreads) {
-				const int c = e / kMmaPieces, p = e % kMmaPieces;
+			own_pieces([&](int c, int p) {
 				const bool on = (keys >> c) & 1u;
 				const long long off = on ? (s_kr[sb][c] * kvheads + g) * kAttnDim + 8 * p : 0;
 				unsigned short *const kd = mma_kbuf(sb) + c * kMmaStride + 8 * p, *const vd = mma_vbuf(sb) + c * kMmaStride + 8 * p;
@@ -2573,7 +2615,7 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 					if (!ROTATE_K)
 						*reinterpret_cast<uint4 *>(kd) = on ? mma_ld128(k + off) : zero;
 				}
-			}
+			});
 		};
 		MmaBits bits[kMmaLaneRows] = {}, any = 0;
 		// pnext: the keys of the tile staged next (a tile ahead, read a
@@ -2592,9 +2634,10 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 				mma_cp_commit();
 			}
 		}
-		// Three barriers a tile (five before the stage went barrier-free):
-		// A (its k and v in, the next tile's set written), B (its v
-		// tested), C (its shared memory read).
+		// Two barriers a tile (five before the stage went barrier-free,
+		// three before each thread tested the v pieces it fetched): A (its k
+		// and v in and tested, the next tile's set written), C (its shared
+		// memory read).
 		for (long long tile = ntiles - 1, b = 0; tile >= 0; --tile, b ^= 1) {
 			const long long j = j0 + tile * kMmaKeys;
 			// The next tile's positions and mask bits to the other set; the
@@ -2610,7 +2653,21 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 				mma_cp_wait_all(); // this tile's copies, the one group in flight
 			else if (any != 0)
 				fetch((int)b, any); // this tile's pieces, loaded now
-			__syncthreads(); // A: the tile's k and v (ROTATE_K: s_f is free); the next tile's set
+			if (any != 0) {
+				// The keys whose v holds a NaN or an infinity, or'd over each
+				// warp and read after barrier A: each thread tests the pieces
+				// it fetched itself (own_pieces), which its own wait
+				// (cp.async.wait_all) or stores make visible to it, so that the
+				// test needs no barrier of its own.
+				const unsigned short *const vb = mma_vbuf((int)b);
+				MmaBits wbad = 0;
+				own_pieces([&](int c, int p) {
+					if (mma_any_nonfinite(*reinterpret_cast<const uint4 *>(vb + c * kMmaStride + 8 * p)))
+						wbad |= mma_bit(c);
+				});
+				mma_publish(s_badw, wbad);
+			}
+			__syncthreads(); // A: the tile's k and v (ROTATE_K: s_f is free), s_badw; the next tile's set
 			if (tile > 0) {
 				nany = mma_seen(s_anyw[b ^ 1]);
 				// (kMmaAsync) the next tile's k and v on their way to the
@@ -2645,15 +2702,6 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 					}
 					__syncthreads();
 				}
-				// The keys whose v holds a NaN or an infinity, or'd over each
-				// warp (read by step 3, after a barrier).
-				MmaBits wbad = 0;
-				for (int e = tid; e < kMmaKeys * kMmaPieces; e += kMmaThreads) {
-					const int c = e / kMmaPieces, p = e % kMmaPieces;
-					if (mma_any_nonfinite(*reinterpret_cast<const uint4 *>(vb + c * kMmaStride + 8 * p)))
-						wbad |= mma_bit(c);
-				}
-				mma_publish(s_badw, wbad);
 				// 1. S = q·kᵀ over the tile's keys: sc[i][t], m16 tile i's
 				// scores of keys 8t … 8t + 7.
 				float sc[kMmaRowTiles][kMmaKeyTiles][4];
@@ -2736,23 +2784,42 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 				// replaced by −∞ (fmaxf(mt, −∞) = mt), and p of a masked key
 				// is e^−∞ = 0, so no branch per key keeps the scores' and
 				// exponentials' latencies from overlapping.
+				// The scores and each row's max over the lane's keys, in one
+				// copy of the loop per AttnStaged, chosen once a tile: where the
+				// term's per-item state covers the item's rows
+				// (attn_term_staged: always for rope and alibi, T5's bias rows
+				// when they fit), its bias skips its check per score.
+				float mts[kMmaLaneRows];
+				auto form = [&](auto staged) {
+#pragma unroll
+					for (int x = 0; x < kMmaLaneRows; ++x) {
+						float(&sx)[kMmaKeyTiles][4] = sc[x >> 1];
+						const int h2 = 2 * (x & 1);
+						float mt = kNegInf;
+#pragma unroll
+						for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+							for (int e = 0; e < 2; ++e) {
+								const int c = 8 * t + 2 * tig + e;
+								const float y = attn_term_score<decltype(staged)::value>(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads,
+								                                                         qp[x], kps[c], shift[x], scale, sx[t][h2 + e]);
+								sx[t][h2 + e] = (bits[x] >> c) & 1u ? y : kNegInf;
+								mt = fmaxf(mt, sx[t][h2 + e]);
+							}
+						mts[x] = mt;
+					}
+				};
+				if (attn_term_staged(s_term)) // block-uniform
+					form(AttnStaged<true>{});
+				else
+					form(AttnStaged<false>{});
 				float alpha[kMmaLaneRows];
 				bool rescale = false;
 #pragma unroll
 				for (int x = 0; x < kMmaLaneRows; ++x) {
 					float(&sx)[kMmaKeyTiles][4] = sc[x >> 1];
 					const int h2 = 2 * (x & 1);
-					float mt = kNegInf;
-#pragma unroll
-					for (int t = 0; t < kMmaKeyTiles; ++t)
-#pragma unroll
-						for (int e = 0; e < 2; ++e) {
-							const int c = 8 * t + 2 * tig + e;
-							const float y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], kps[c], shift[x],
-							                                scale, sx[t][h2 + e]);
-							sx[t][h2 + e] = (bits[x] >> c) & 1u ? y : kNegInf;
-							mt = fmaxf(mt, sx[t][h2 + e]);
-						}
+					float mt = mts[x];
 					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
 					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
 					const float mn = fmaxf(m[x], mt);
@@ -2786,7 +2853,6 @@ posenc_grope_bf16_half_attention_mma_kernel(store_t *__restrict__ out, const sto
 							acc[i][t][2] *= alpha[2 * i + 1];
 							acc[i][t][3] *= alpha[2 * i + 1];
 						}
-				__syncthreads(); // B: vb, s_badw
 				const MmaBits bad = mma_seen(s_badw);
 				if (bad) { // block-uniform: the whole v row of such a key leaves the mma
 					for (int e = tid; e < kMmaKeys * kAttnDim; e += kMmaThreads)

@@ -503,6 +503,15 @@ __device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
 
+// AttnStaged<S> carries, as a type, whether the term's per-item state
+// covers every row of the item (attn_term_staged), so that a kernel can
+// form a tile's scores in a copy of its loop that skips the term's check
+// per score (attn_term_score<S>), choosing the copy once a tile.
+template <bool S>
+struct AttnStaged {
+	static constexpr bool value = S;
+};
+
 // AttnKeyRow is a key row for the term's load hooks: its stored row, its
 // position (−1: no row sees it, not read) and its entry (M-RoPE's ids).
 struct AttnKeyRow {
@@ -530,12 +539,15 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
-// attn_distance is |qp − kp| for int32 positions, in 32-bit arithmetic:
-// their difference modulo 2^32 taken in the right order, exact since it is
-// below 2^32 (ALiBi's bias, T5's bucket column, the rows' nearest keys).
+// attn_distance is |qp − kp| for positions in [0, 2^31), in 32-bit
+// arithmetic: their difference modulo 2^32 lies in (−2^31, 2^31) read as
+// an int, so its sign is the difference's and its absolute value exact (a
+// sub and an abs.s32). A padding key's negative position gives some value;
+// every caller masks that key (ALiBi's bias, T5's bucket column, which
+// clamps it, the rows' nearest keys).
 __device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
-	const int a = (int)qp, b = (int)kp;
-	return a >= b ? (unsigned int)a - (unsigned int)b : (unsigned int)b - (unsigned int)a;
+	const unsigned int d = (unsigned int)(int)qp - (unsigned int)(int)kp;
+	return (int)d < 0 ? 0u - d : d;
 }
 
 // attn_nearest_rows writes shift[r], the distance from row r's query at
