@@ -48,7 +48,7 @@ type attnCase struct {
 	qs, ks     float64 // standard deviations of q and k
 	spread     bool    // keys of magnitudes over 3.5 decades
 	st         Storage // q, k, v rounded to this type first (f32: not)
-	poison     bool    // q of query 1, head 3 (or the last), one value of key 2 and one of key 5 (lk > 5) are NaN
+	poison     bool    // q of query 1 (lq > 1), head 3 (or the last), one value of key 2 and one of key 5 (lk > 5) are NaN
 }
 
 // attnShapes are the (lq, lk) of the main cases: lengths off every vector
@@ -241,6 +241,11 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	// must keep them out of it.
 	q, kp = attnPositions(r, "prefill", 11, 11)
 	cases = append(cases, attnCase{"NaN inputs lq=11 lk=11 prefill", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32, true})
+	// One query (a decode step's tile of one row), at position 1, before
+	// the NaN values' keys 2 and 5: a kernel that adds p·v of a key its row
+	// does not see, trusting p = 0, must have left that key's v unread.
+	cases = append(cases, attnCase{"NaN values after the query lq=1 lk=11 decode", []int32{1}, attnRun(0, 11), opt(full, true, 0, scale),
+		1, 1, false, StorageF32, true})
 	// The one long decode row: 4100 keys, fewer (down to 1000) where
 	// QHeads·HeadDim would make it cost over 2^24 multiply-adds.
 	dl := min(4100, max(1000, attnDecodeBudget/(gqa[0]*hd)))

@@ -121,9 +121,11 @@ func attnInputs(r *rand.Rand, ac attnCase, hd int) [3][]float32 {
 	}
 	if ac.poison {
 		nan := float32(math.NaN())
-		h := min(3, ac.o.QHeads-1)
-		for t := range hd {
-			q[(ac.o.QHeads+h)*hd+t] = nan
+		if len(ac.qpos) > 1 {
+			h := min(3, ac.o.QHeads-1)
+			for t := range hd {
+				q[(ac.o.QHeads+h)*hd+t] = nan
+			}
 		}
 		v[2*row+min(7, hd-1)] = nan
 		if len(ac.kpos) > 5 { // an even dim too: 16-bit kernels pack two values a word

@@ -8,9 +8,10 @@
 # machine, carrying .gpu. It runs tools/gpu/gpu_check.sh several times:
 #   1. (in the background, CPU only) regs: nvcc -Xptxas -v of the attention
 #      kernels of the bf16 specs below, as built and with
-#      -DPOSENC_ATTN_MMA_KEYS=64 (regs64.txt; ptxas counts static shared
+#      -DPOSENC_ATTN_MMA_KEYS=64 (ptxas counts static shared
 #      memory only: the tensor-core kernel's tiles are its dynamic 42 or
-#      84 KiB), and with -DPOSENC_ATTN_MMA_ROW_TILES=2 (regsrt.txt);
+#      84 KiB), and with -DPOSENC_ATTN_MMA_ROW_TILES=2, all in regs.txt;
+#      and the SASS of the first and last builds (sass.tgz);
 #   2. verify -gpu of six zoo specs and the f16/bf16 copies (the tensor-core
 #      kernel is checked on the device by the bf16 copies' prefill cases),
 #      then bench -gpu -attention of bloom_7b1_bf16 (ALiBi), t5_wide_bf16
@@ -58,8 +59,13 @@
 #      launcher of llama31_8b_bf16 and bloom_7b1_bf16 on small odd shapes
 #      (gpu_check.sh's sanitize stage; the shared-memory races and barriers
 #      host emulation cannot judge): sanitize.txt.
-# Output: $OUT/main.txt, regs.txt, regs64.txt, regsrt.txt, profile.txt, sweep.txt, nomma.txt, sanitize.txt and
-# logs.tgz (every log). TOTAL (default 560) bounds the seconds of steps 2 to 5:
+# Output (7 files: the device tool brings back 8 at most): $OUT/main.txt,
+# regs.txt (the three builds' ptxas counts, one after the other),
+# profile.txt, sweep.txt (step 5's rows at its end), sanitize.txt,
+# logs.tgz (every log) and sass.tgz (cuobjdump -sass of the attention
+# kernels of the default and ROW_TILES=2 builds of step 1, a .sass.gz a
+# spec: the instructions ptxas made, to read where no GPU is). TOTAL
+# (default 560) bounds the seconds of steps 2 to 5:
 # about 300 s for steps 3 to 6 after a main step of 250 (under 150 s left,
 # they are skipped; a step whose timing does not get the lock in time is
 # cut off, its rows so far kept).
@@ -70,9 +76,11 @@ T0=$(date +%s)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export JOBS=${JOBS:-16} BIN=${BIN:-$PWD/.gpu/bin}
 export ATTN_ZOO="bloom_7b1_bf16 t5_wide_bf16 llama31_8b_bf16 t5_base_bf16"
-(OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" bash "$HERE/gpu_check.sh" . >"$O/regs.txt" 2>&1) &
-(OUT=/tmp/posenc-gr64 BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_KEYS=64 bash "$HERE/gpu_check.sh" . >"$O/regs64.txt" 2>&1) &
-(OUT=/tmp/posenc-grt BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_ROW_TILES=2 bash "$HERE/gpu_check.sh" . >"$O/regsrt.txt" 2>&1) &
+SD=/tmp/posenc-sass
+rm -rf "$SD"
+(OUT=/tmp/posenc-gr BUDGET=300 STAGES="regs" SASS_DIR=$SD/default bash "$HERE/gpu_check.sh" . >/tmp/posenc-regs.txt 2>&1) &
+(OUT=/tmp/posenc-gr64 BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_KEYS=64 bash "$HERE/gpu_check.sh" . >/tmp/posenc-regs64.txt 2>&1) &
+(OUT=/tmp/posenc-grt BUDGET=300 STAGES="regs" POSENC_NVCC_FLAGS=-DPOSENC_ATTN_MMA_ROW_TILES=2 SASS_DIR=$SD/rowtiles2 bash "$HERE/gpu_check.sh" . >/tmp/posenc-regsrt.txt 2>&1) &
 OUT=/tmp/posenc-g1 BUDGET=$((${TOTAL:-560} * 83 / 100)) VERIFY_TARGETS=cuda-ptx \
 	VERIFY_ZOO="llama31_8b bloom_7b1 t5_base gemma3_4b_global phi35_mini qwen25_vl_7b" \
 	ATTN_DTYPES=bf16 TORCH_ATTN_ARGS="--prefill 2048 8192 --graph" STAGES="facts verify attn" \
@@ -116,10 +124,22 @@ else
 	SHAPES_ZOO="llama31_8b_bf16 bloom_7b1_bf16" OUT=/tmp/posenc-gs BUDGET=$L STAGES="sanitize" \
 		bash "$HERE/gpu_check.sh" . >"$O/sanitize.txt" 2>&1 &
 	wait
-	for ((i = 1; i <= n; i++)); do cat /tmp/posenc-s$i.txt; done >>"$O/sweep.txt"
-	cp /tmp/posenc-g2.txt "$O/nomma.txt"
+	{
+		for ((i = 1; i <= n; i++)); do cat /tmp/posenc-s$i.txt; done
+		echo "=== step 5: the FMA kernel's prefill (-DPOSENC_ATTN_MMA=0)"
+		cat /tmp/posenc-g2.txt
+	} >>"$O/sweep.txt"
 fi
 wait
+{
+	echo "=== regs: as built"
+	cat /tmp/posenc-regs.txt
+	echo "=== regs: -DPOSENC_ATTN_MMA_KEYS=64"
+	cat /tmp/posenc-regs64.txt
+	echo "=== regs: -DPOSENC_ATTN_MMA_ROW_TILES=2"
+	cat /tmp/posenc-regsrt.txt
+} >"$O/regs.txt" 2>&1
+[ -d "$SD" ] && (cd "$SD" && tar czf "$O/sass.tgz" .)
 (cd /tmp && tar czf "$O/logs.tgz" posenc-g1/logs posenc-g2/logs posenc-gp/logs posenc-gs/logs posenc-gr/logs posenc-gr64/logs posenc-grt/logs posenc-s*/logs 2>/dev/null)
 echo "total $(($(date +%s) - T0)) s"
-cat "$O/main.txt" "$O/regs.txt" "$O/regs64.txt" "$O/regsrt.txt" "$O/profile.txt" "$O/nomma.txt" "$O/sweep.txt" "$O/sanitize.txt" 2>/dev/null | grep -v '^$' | tail -c 11000
+cat "$O/main.txt" "$O/regs.txt" "$O/profile.txt" "$O/sweep.txt" "$O/sanitize.txt" 2>/dev/null | grep -v '^$' | tail -c 11000

@@ -48,7 +48,10 @@
 #            then tools/gpu/torch_attn_bench.py: cuDNN SDPA and FlexAttention
 #            ALiBi/T5 on the same shapes (f32, bf16)
 #   regs     nvcc -Xptxas -v of the attention kernels of ATTN_ZOO's specs:
-#            registers, spills and shared memory per kernel and form
+#            registers, spills and shared memory per kernel and form; with
+#            SASS_DIR set, also cuobjdump -sass of those kernels, one
+#            SASS_DIR/<spec>.sass.gz a spec (the instructions ptxas made,
+#            to study where no GPU is)
 #   torch    tools/gpu/torch_rope_bench.py (torch.compile of HF's RoPE), f32, bf16
 #   half     tools/gpu/half_check.cu: f16/bf16 kernels vs the f32 kernels of
 #            the same spec on the device, in 16-bit ulps (verify skips them)
@@ -320,7 +323,16 @@ if want regs; then
 		for d in "$RG"/*/; do
 			n=$(basename "$d")
 			(($(left) > 30)) || { echo "regs $n: skipped, budget"; continue; }
-			timeout "$(lim 60)" "$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v ${POSENC_NVCC_FLAGS:-} -c -o /dev/null "$d/$n.cu" >"$LOG/regs_$n.txt" 2>&1
+			timeout "$(lim 60)" "$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v ${POSENC_NVCC_FLAGS:-} -c -o "$RG/$n.o" "$d/$n.cu" >"$LOG/regs_$n.txt" 2>&1
+			if [ -n "${SASS_DIR:-}" ] && [ -f "$RG/$n.o" ]; then
+				# The attention kernels' SASS ("Function : <mangled>" starts
+				# each kernel's listing).
+				mkdir -p "$SASS_DIR"
+				cuobj=$(dirname "$(command -v "$NVCC")")/cuobjdump
+				[ -x "$cuobj" ] || cuobj=$(command -v cuobjdump || echo cuobjdump)
+				"$cuobj" -sass "$RG/$n.o" 2>>"$LOG/regs_$n.txt" |
+					awk '/Function : / { on = ($0 ~ /_attention_/) } on' | gzip -c >"$SASS_DIR/$n.sass.gz"
+			fi
 			# "Compiling entry function '<mangled>'" then its stack/spill and
 			# registers lines: the kernel's short name (its form, and the
 			# decode kernel's rows, in <>).

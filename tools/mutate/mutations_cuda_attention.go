@@ -109,7 +109,7 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn mma paged: a slot outside the cache read as a key", "templates/attention_mma.cu.tmpl", "",
 		"p[i] = !PAGED || (unsigned long long)f.r[i] < (unsigned long long)cache_slots ? f.p[i] : -1;", "p[i] = f.p[i];", "cudahost paged launcher", 0},
 	{"cuda attn decode: every row's p times a key's v, seen or not (0·NaN)", "templates/attention_decode.cu.tmpl", "",
-		"								if ((bits[u] >> r) & 1u)\n									a = fmaf(p[u], vf[u][e], a);", "								a = fmaf(p[u], vf[u][e], a);", "verify cuda t5_base", 0},
+		"if (!tested || ((bits[u] >> r) & 1u))", "if (true)", "verify cuda t5_base", 0},
 	// rpe_bias's bias rows in shared memory (attn_term_item), which the
 	// scores read when the item's heads fit.
 	{"cuda attn rpe_bias: every bias row of an item is its first head's", "templates/attention_terms.cu.tmpl", "",
@@ -122,6 +122,10 @@ var cudaAttentionMutations = []Mutation{
 		"return kSpan + (d < -kSpan ? -kSpan : d > kSpan ? kSpan : d);", "return kSpan + (d < -kSpan ? -kSpan : d > kSpan ? 0 : d);", "verify cuda t5_base", 0},
 	{"cuda attn rpe_bias: a key more than kSpan after its query put in column rel = 0", "templates/attention_terms.cu.tmpl", "",
 		"return kSpan + (d < -kSpan ? -kSpan : d > kSpan ? kSpan : d);", "return kSpan + (d < -kSpan ? 0 : d > kSpan ? kSpan : d);", "verify cuda t5_base", 0},
+	{"cuda attn decode: v of a key no row sees loaded, not zeros (a one-row tile adds its 0·v)", "templates/attention_decode.cu.tmpl", "",
+		"d.v[u][t] = d.bits[u] && p < kDecPieces ? dec_ld128(v + off) : z;", "d.v[u][t] = p < kDecPieces && f.kp[u] >= 0 ? dec_ld128(v + off) : z;", "verify cuda llama2_7b", 0},
+	{"cuda attn decode: every key taken as seen by all of a tile's rows or none (p·v untested)", "templates/attention_decode.cu.tmpl", "",
+		"whole = whole && (R == 1 || bits[u] == 0u || bits[u] == (1u << nrows) - 1u);", "whole = true;", "verify cuda t5_base", 0},
 	{"cuda attn rpe_bias: staged rows assumed for every item (decode kernel)", "templates/attention_decode.cu.tmpl", "",
 		"if (attn_term_staged(s_term)) // block-uniform", "if (true) // block-uniform", "verify cuda t5_base", 0},
 	{"cuda attn rpe_bias: staged rows assumed for every item (tensor-core kernel)", "templates/attention_mma.cu.tmpl", "",

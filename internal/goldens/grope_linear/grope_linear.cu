@@ -1835,6 +1835,13 @@ posenc_grope_linear_attention_decode_kernel(store_t *__restrict__ out, const sto
 					form(AttnStaged<true>{});
 				else
 					form(AttnStaged<false>{});
+				// Whether each of the lane's keys is seen by every row of the
+				// tile or by none (a decode step's GQA group: its rows share one
+				// query position), so that p·v needs no test per row (add_pv).
+				bool whole = true;
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u)
+					whole = whole && (R == 1 || bits[u] == 0u || bits[u] == (1u << nrows) - 1u);
 				// The online softmax of each row over the warp's keys: the step's
 				// max over every lane group (fmaxf skips NaN scores; their
 				// p = e^NaN still reaches l), then this group's p, l and acc.
@@ -1863,24 +1870,34 @@ posenc_grope_linear_attention_decode_kernel(store_t *__restrict__ out, const sto
 					l[r] = l[r] * alpha + sum;
 					m[r] = mn;
 					seen |= any << r;
+					// acc = α·acc + Σ p·v over the keys the row sees (tested:
+					// another row's key may hold a NaN or an infinity, and
+					// 0·NaN is NaN), or over all of the lane's keys where each is
+					// seen by every row of the tile or by none (whole; always
+					// for a tile of one row), since a key no row sees has p = 0
+					// and v loaded as zeros (dec_fetch_kv): fmaf(0, 0, a) = a.
+					auto add_pv = [&](bool tested) {
 #pragma unroll
-					for (int t = 0; t < kDecPerLane; ++t) {
-						float vf[kDecUnroll][kVec];
-#pragma unroll
-						for (int u = 0; u < kDecUnroll; ++u)
-							dec_unpack(cur.v[u][t], vf[u]);
-#pragma unroll
-						for (int e = 0; e < kVec; ++e) {
-							float a = acc[r][t * kVec + e] * alpha;
-							// Only the keys the row sees: another row's key may
-							// hold a NaN or an infinity, and 0·NaN is NaN.
+						for (int t = 0; t < kDecPerLane; ++t) {
+							float vf[kDecUnroll][kVec];
 #pragma unroll
 							for (int u = 0; u < kDecUnroll; ++u)
-								if ((bits[u] >> r) & 1u)
-									a = fmaf(p[u], vf[u][e], a);
-							acc[r][t * kVec + e] = a;
+								dec_unpack(cur.v[u][t], vf[u]);
+#pragma unroll
+							for (int e = 0; e < kVec; ++e) {
+								float a = acc[r][t * kVec + e] * alpha;
+#pragma unroll
+								for (int u = 0; u < kDecUnroll; ++u)
+									if (!tested || ((bits[u] >> r) & 1u))
+										a = fmaf(p[u], vf[u][e], a);
+								acc[r][t * kVec + e] = a;
+							}
 						}
-					}
+					};
+					if (whole)
+						add_pv(false);
+					else
+						add_pv(true);
 				}
 			}
 		}
