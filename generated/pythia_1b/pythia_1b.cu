@@ -1117,6 +1117,17 @@ __device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const 
 	return fmaf(scale, dot, attn_term_bias<STAGED>(t, h, qp, kp, shift, a));
 }
 
+// attn_term_staged_run runs f(AttnStaged<true>{}) where attn_term_staged(t)
+// holds, else f(AttnStaged<false>{}): the caller's score loop in one copy
+// per case, the choice made once (block-uniform: t is the item's).
+template <class F>
+__device__ __forceinline__ void attn_term_staged_run(const attn_term_smem &t, F &&f) {
+	if (attn_term_staged(t))
+		f(AttnStaged<true>{});
+	else
+		f(AttnStaged<false>{});
+}
+
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
 
 // No per-row work once the rows are loaded.
@@ -1831,10 +1842,7 @@ posenc_pythia_1b_attention_decode_kernel(store_t *__restrict__ out, const store_
 							sc[u][r] = (bits[u] >> r) & 1u ? y : kNegInf;
 						}
 				};
-				if (attn_term_staged(s_term)) // block-uniform
-					form(AttnStaged<true>{});
-				else
-					form(AttnStaged<false>{});
+				attn_term_staged_run(s_term, form);
 				// Whether each of the lane's keys is seen by every row of the
 				// tile or by none (a decode step's GQA group: its rows share one
 				// query position), so that p·v needs no test per row (add_pv).
