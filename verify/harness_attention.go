@@ -189,6 +189,14 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	// only padding before it, query 2 one key, query 3 two.
 	special("fully masked rows", []int32{0, 1, 9, 10}, []int32{5, -1, 9, 12, -4, 10, 3, 30}, opt(full, true, 2, scale), 1, 1, false, StorageF32)
 	special("every key padding", []int32{4, 0}, []int32{-1, -1, math.MinInt32}, opt(gqa, false, 0, scale), 1, 1, false, StorageF32)
+	// Queries at negative positions, which the contract allows (a key's is
+	// padding), with keys up to 2^31−1 after them, unmasked: distances over
+	// 2^31, where a 32-bit difference wraps (T5's far-future bucket read as
+	// the far past's). The bias families only: rope rotates at the position.
+	if s.Encoding == spec.ALiBi || s.Encoding == spec.RPEBias {
+		special("negative query positions lq=2 lk=7", []int32{-2, -1000}, []int32{0, 1, 5, 300, math.MaxInt32, -1, 2147483000},
+			opt(full, false, 0, scale), 1, 1, false, StorageF32)
+	}
 	// Logits of ±200: a naive exp overflows float32 (e^89 > MaxFloat32).
 	q, kp := attnPositions(r, "random", 5, 67)
 	special("logits ±200 lq=5 lk=67 random", q, kp, opt(gqa, false, 0, scale), 14, 14, false, StorageF32)

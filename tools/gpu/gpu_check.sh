@@ -328,7 +328,7 @@ if want regs; then
 				# The attention kernels' SASS ("Function : <mangled>" starts
 				# each kernel's listing).
 				mkdir -p "$SASS_DIR"
-				cuobj=$(dirname "$(command -v "$NVCC")")/cuobjdump
+				cuobj=$(dirname "$(command -v "${NVCC_REAL:-$NVCC}")")/cuobjdump
 				[ -x "$cuobj" ] || cuobj=$(command -v cuobjdump || echo cuobjdump)
 				"$cuobj" -sass "$RG/$n.o" 2>>"$LOG/regs_$n.txt" |
 					awk '/Function : / { on = ($0 ~ /_attention_/) } on' | gzip -c >"$SASS_DIR/$n.sass.gz"

@@ -539,15 +539,27 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return k < 0 || (causal && !ge) || (window > 0 && ge && (unsigned int)q - (unsigned int)k >= (unsigned int)window);
 }
 
-// attn_distance is |qp − kp| for positions in [0, 2^31), in 32-bit
-// arithmetic: their difference modulo 2^32 lies in (−2^31, 2^31) read as
-// an int, so its sign is the difference's and its absolute value exact (a
-// sub and an abs.s32). A padding key's negative position gives some value;
-// every caller masks that key (ALiBi's bias, T5's bucket column, which
-// clamps it, the rows' nearest keys).
+// attn_distance is |qp − kp| for int32 positions (a query's may be
+// negative), in 32-bit arithmetic: max − min modulo 2^32, exact since the
+// distance is below 2^32 (a max, a min and a sub; ALiBi's bias, the rows'
+// nearest keys).
 __device__ __forceinline__ unsigned int attn_distance(long long qp, long long kp) {
-	const unsigned int d = (unsigned int)(int)qp - (unsigned int)(int)kp;
-	return (int)d < 0 ? 0u - d : d;
+	const int a = (int)qp, b = (int)kp;
+	return (unsigned int)(a > b ? a : b) - (unsigned int)(a < b ? a : b);
+}
+
+// attn_sub_sat is a − b saturated to the int range (PTX sub.sat.s32):
+// exact where the difference fits an int, else INT_MIN or INT_MAX, on
+// the difference's side.
+__device__ __forceinline__ int attn_sub_sat(int a, int b) {
+#if !defined(POSENC_CUDA_HOST) && defined(__CUDA_ARCH__)
+	int d;
+	asm("sub.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+#else
+	const long long d = (long long)a - (long long)b;
+	return d > 2147483647LL ? 2147483647 : d < -2147483648LL ? (int)(-2147483647 - 1) : (int)d;
+#endif
 }
 
 // attn_nearest_rows writes shift[r], the distance from row r's query at
